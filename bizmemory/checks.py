@@ -1,0 +1,68 @@
+"""System checks for BizMemory settings (ids ``bizmemory.E0xx`` / ``W0xx``).
+
+They run at start of every management command and of the web server, so a bad
+setting stops the process with a message that names it.
+"""
+
+import os
+
+from django.conf import settings
+from django.core import checks
+
+_POSITIVE = [
+    "EXTRACTION_LEASE_SECONDS",
+    "CONSOLIDATION_BATCH_TOKENS",
+    "CONSOLIDATION_MAX_BATCHES",
+    "MEMORY_DOCUMENT_TOKENS",
+    "CONTEXT_DEFAULT_TOKENS",
+]
+_NON_NEGATIVE = ["EXTRACTION_WINDOW_SECONDS", "CONSOLIDATION_MIN_INTERVAL_SECONDS"]
+_RETENTION = ["JOURNAL_RETENTION_DAYS", "QUARANTINE_RETENTION_DAYS"]
+
+
+@checks.register()
+def check_bizmemory_settings(app_configs=None, **kwargs):
+    """Validate ``settings.BIZMEMORY``; returns a list of ``checks.Error``/``Warning``."""
+    cfg = settings.BIZMEMORY
+    errors = []
+    policy = cfg["EXTRACTION_POLICY"]
+    if policy not in ("always", "throttled", "never"):
+        errors.append(checks.Error(
+            f"BIZMEMORY_EXTRACTION_POLICY must be always, throttled or never (got {policy!r}).",
+            id="bizmemory.E001",
+        ))
+    for name in _POSITIVE:
+        if cfg[name] <= 0:
+            errors.append(checks.Error(f"BIZMEMORY_{name} must be > 0 (got {cfg[name]}).", id="bizmemory.E002"))
+    for name in _NON_NEGATIVE:
+        if cfg[name] < 0:
+            errors.append(checks.Error(f"BIZMEMORY_{name} must be >= 0 (got {cfg[name]}).", id="bizmemory.E003"))
+    for name in _RETENTION:
+        if cfg[name] < 1:
+            errors.append(checks.Error(f"BIZMEMORY_{name} must be >= 1 day (got {cfg[name]}).", id="bizmemory.E004"))
+    if cfg["SNAPSHOTS_KEEP"] < 2:
+        errors.append(checks.Error(
+            f"BIZMEMORY_SNAPSHOTS_KEEP must be >= 2 (got {cfg['SNAPSHOTS_KEEP']}): a restore needs its rollback point.",
+            id="bizmemory.E005",
+        ))
+    if cfg["TOKENIZER"] not in ("o200k_base", "cl100k_base"):
+        errors.append(checks.Error(
+            f"BIZMEMORY_TOKENIZER must be o200k_base or cl100k_base (got {cfg['TOKENIZER']!r}).", id="bizmemory.E006"
+        ))
+    words_file = cfg.get("SENSITIVE_WORDS_FILE")
+    if words_file and not os.path.isfile(words_file):
+        errors.append(checks.Error(f"BIZMEMORY_SENSITIVE_WORDS_FILE names a missing file: {words_file}", id="bizmemory.E007"))
+    from audit.crypto import quarantine_key_problem
+
+    problem = quarantine_key_problem()
+    if problem:
+        errors.append(checks.Error(problem, id="bizmemory.E010"))
+    return errors
+
+
+@checks.register(checks.Tags.security, deploy=True)
+def check_secret_key(app_configs=None, **kwargs):
+    """``manage.py check --deploy``: warn when SECRET_KEY is the development default."""
+    if settings.SECRET_KEY == settings.INSECURE_DEV_SECRET_KEY:
+        return [checks.Warning("SECRET_KEY is the development default; set SECRET_KEY.", id="bizmemory.W001")]
+    return []

@@ -1,0 +1,211 @@
+"""Django settings for BizMemory.
+
+Everything is read from the environment (django-environ). The defaults give a
+laptop set-up: a SQLite file under ``var/``, django-q2 on the ORM broker.
+
+Database selection: ``DATABASE_URL`` (one variable), for example
+``sqlite:////abs/path/db.sqlite3``, ``postgres://postgres@127.0.0.1:5432/bizmemory``
+or ``mysql://root@127.0.0.1:3306/bizmemory`` (MySQL/MariaDB). A malformed value
+or an unknown scheme stops start-up with a message that names ``DATABASE_URL``.
+"""
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+
+DEBUG = env.bool("DEBUG", default=False)
+# The default is for a laptop only; system check bizmemory.W001 warns when it is used with DEBUG off.
+INSECURE_DEV_SECRET_KEY = "dev-insecure-change-me"
+SECRET_KEY = env.str("SECRET_KEY", default=INSECURE_DEV_SECRET_KEY)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework_api_key",
+    "django_q",
+    "bizmemory.apps.BizMemoryConfig",
+    "profiles",
+    "consolidation",
+    "audit",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "bizmemory.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "bizmemory.wsgi.application"
+
+
+def _database_from_env() -> dict:
+    """Parse ``DATABASE_URL`` into a Django DATABASES entry.
+
+    Returns the ``default`` database dict. Raises ImproperlyConfigured naming
+    ``DATABASE_URL`` when the scheme is not sqlite, postgres or mysql.
+    """
+    default_url = f"sqlite:///{VAR_DIR / 'bizmemory.sqlite3'}"
+    url = env.str("DATABASE_URL", default=default_url)
+    try:
+        db = environ.Env.db_url_config(url)
+    except Exception as exc:  # django-environ raises several types on bad URLs
+        raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL ({url!r}): {exc}") from exc
+    engine = db.get("ENGINE", "")
+    allowed = {
+        "django.db.backends.sqlite3",
+        "django.db.backends.postgresql",
+        "django.db.backends.mysql",
+    }
+    if engine not in allowed:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL scheme selects {engine or 'nothing'!r}; use sqlite://, postgres:// or mysql://"
+        )
+    if engine == "django.db.backends.sqlite3":
+        if db["NAME"] not in ("", ":memory:"):
+            Path(db["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+        # A busy timeout lets the web process and qcluster workers share the file.
+        db.setdefault("OPTIONS", {})["timeout"] = 20
+        # The test database is a file so end-to-end tests can share it with a real qcluster.
+        db.setdefault("TEST", {})["NAME"] = str(VAR_DIR / "test-bizmemory.sqlite3")
+    elif engine == "django.db.backends.mysql":
+        opts = db.setdefault("OPTIONS", {})
+        opts.setdefault("charset", "utf8mb4")
+        opts.setdefault("init_command", "SET sql_mode='STRICT_TRANS_TABLES'")
+        db.setdefault("TEST", {})["CHARSET"] = "utf8mb4"
+        db["TEST"]["COLLATION"] = "utf8mb4_unicode_ci"
+    db["ATOMIC_REQUESTS"] = False
+    return db
+
+
+DATABASES = {"default": _database_from_env()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/memory/"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "bizmemory.api.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+API_KEY_CUSTOM_HEADER = "HTTP_X_API_KEY"
+
+# --- django-q2 ------------------------------------------------------------
+# One validated dict, as django-q2 documents. ORM broker by default; set
+# Q_BROKER=redis and REDIS_URL for the production topology.
+Q_BROKER = env.str("Q_BROKER", default="orm")
+Q_CLUSTER = {
+    "name": "bizmemory",
+    "workers": env.int("Q_WORKERS", default=1),
+    "timeout": env.int("Q_TIMEOUT", default=300),
+    "retry": env.int("Q_RETRY", default=360),
+    "max_attempts": 3,
+    "catch_up": False,
+    "sync": env.bool("Q_SYNC", default=False),
+    "poll": 0.5,
+    "save_limit": 500,
+}
+if Q_BROKER == "orm":
+    Q_CLUSTER["orm"] = "default"
+elif Q_BROKER == "redis":
+    Q_CLUSTER["redis"] = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
+else:
+    raise ImproperlyConfigured(f"Q_BROKER must be 'orm' or 'redis', not {Q_BROKER!r}")
+
+# --- BizMemory ------------------------------------------------------------
+# Validated at start by system checks in bizmemory/checks.py (ids bizmemory.E0xx).
+BIZMEMORY = {
+    # Extraction throttle: "always" | "throttled" | "never"; per-user override on MemorySettings.
+    "EXTRACTION_POLICY": env.str("BIZMEMORY_EXTRACTION_POLICY", default="throttled"),
+    # Throttle window in seconds: at most one extraction run per user per window.
+    "EXTRACTION_WINDOW_SECONDS": env.int("BIZMEMORY_EXTRACTION_WINDOW_SECONDS", default=300),
+    # Per-session extraction lock lease in seconds (a dead worker's lock expires).
+    "EXTRACTION_LEASE_SECONDS": env.int("BIZMEMORY_EXTRACTION_LEASE_SECONDS", default=120),
+    # Minimum seconds between two consolidations of one user.
+    "CONSOLIDATION_MIN_INTERVAL_SECONDS": env.int("BIZMEMORY_CONSOLIDATION_MIN_INTERVAL_SECONDS", default=60),
+    # Tokens of journal text one consolidation batch reads (tiktoken o200k_base).
+    "CONSOLIDATION_BATCH_TOKENS": env.int("BIZMEMORY_CONSOLIDATION_BATCH_TOKENS", default=2000),
+    # Cap on consecutive batches per consolidation run.
+    "CONSOLIDATION_MAX_BATCHES": env.int("BIZMEMORY_CONSOLIDATION_MAX_BATCHES", default=10),
+    # Token cap of the rendered MEMORY.md.
+    "MEMORY_DOCUMENT_TOKENS": env.int("BIZMEMORY_MEMORY_DOCUMENT_TOKENS", default=800),
+    # Default token budget for the agent context endpoint.
+    "CONTEXT_DEFAULT_TOKENS": env.int("BIZMEMORY_CONTEXT_DEFAULT_TOKENS", default=600),
+    # Snapshots kept per user (the newest K).
+    "SNAPSHOTS_KEEP": env.int("BIZMEMORY_SNAPSHOTS_KEEP", default=20),
+    # Retention in days.
+    "JOURNAL_RETENTION_DAYS": env.int("BIZMEMORY_JOURNAL_RETENTION_DAYS", default=30),
+    "QUARANTINE_RETENTION_DAYS": env.int("BIZMEMORY_QUARANTINE_RETENTION_DAYS", default=30),
+    # Words that block a candidate wherever they occur (case-insensitive);
+    # admins add more in the SensitiveWord table.
+    "SENSITIVE_WORDS": env.list("BIZMEMORY_SENSITIVE_WORDS", default=[]),
+    # Optional file with one more sensitive word per line (e.g. ../shared/eval/sensitive_words.txt).
+    "SENSITIVE_WORDS_FILE": env.str("BIZMEMORY_SENSITIVE_WORDS_FILE", default=""),
+    # Tokenizer used for every token count (tiktoken encoding name).
+    "TOKENIZER": env.str("BIZMEMORY_TOKENIZER", default="o200k_base"),
+}
+# Fernet key (urlsafe base64, 32 bytes) that encrypts quarantined originals.
+QUARANTINE_KEY = env.str("BIZMEMORY_QUARANTINE_KEY", default="")
+QUARANTINE_KEY_FILE = env.str("BIZMEMORY_QUARANTINE_KEY_FILE", default=str(VAR_DIR / "quarantine.key"))
+
+TIKTOKEN_CACHE_DIR = env.str("TIKTOKEN_CACHE_DIR", default=str(VAR_DIR / "tiktoken"))
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "bizmemory": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+        "presidio-analyzer": {"level": "ERROR"},
+    },
+}

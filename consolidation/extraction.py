@@ -1,0 +1,212 @@
+"""Extraction service: session messages after the watermark → sanitized candidates → journal.
+
+Mechanics (issue "Extraction that remembers the right things"):
+- **watermark**: only messages with ``id > session.watermark`` are read; the
+  watermark advances in the same transaction that writes the journal.
+- **lock**: a per-session lease taken by a conditional UPDATE with a row-count
+  check (same on SQLite, PostgreSQL and MariaDB); a dead worker's lease expires
+  after ``BIZMEMORY['EXTRACTION_LEASE_SECONDS']``.
+- **throttle**: ``always`` / ``throttled`` / ``never`` per deployment, overridable
+  per user; ``throttled`` runs at most once per user per window unless the
+  trigger is the session end.
+- **switches**: memory off, temporary or scheduled sessions, a disabled expert,
+  an expert excluded from extraction — no source.
+- **sanitizer**: a user message with any PII or sensitive-word hit yields no
+  candidate; its original goes to the quarantine.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from audit.sanitizer import analyze
+from audit.services import quarantine_file, sensitive_words_active
+from bizmemory.tokens import count_tokens
+from profiles.models import MemorySettings
+from profiles.services import expert_flags, memory_settings_get
+
+from . import extraction_rules
+from .models import JournalEntry, Message, MessageRole, Session, SessionKind
+
+log = logging.getLogger("bizmemory.extraction")
+
+
+@dataclass
+class ExtractionResult:
+    """Outcome of one extraction run.
+
+    ``status``: ``done``, ``nothing_new``, ``locked`` (another run holds the
+    session), ``throttled`` (retry at ``retry_at``), ``never`` (policy), or
+    ``skipped`` (no source: memory off / temporary / scheduled / expert off;
+    the watermark still advances so those messages never become memory).
+    """
+
+    status: str
+    journal_written: int = 0
+    quarantined: int = 0
+    messages_read: int = 0
+    watermark: int = 0
+    retry_at: dt.datetime | None = None
+    reasons: list[str] = field(default_factory=list)
+
+
+def _policy(ms: MemorySettings) -> str:
+    return ms.extraction_policy or settings.BIZMEMORY["EXTRACTION_POLICY"]
+
+
+def _lock(session_id: int, now: dt.datetime) -> str | None:
+    token = uuid.uuid4().hex
+    lease = dt.timedelta(seconds=settings.BIZMEMORY["EXTRACTION_LEASE_SECONDS"])
+    got = Session.objects.filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now), pk=session_id).update(
+        lock_token=token, locked_until=now + lease
+    )
+    return token if got == 1 else None
+
+
+def _unlock(session_id: int, token: str) -> None:
+    Session.objects.filter(pk=session_id, lock_token=token).update(lock_token="", locked_until=None)
+
+
+def _attribute_experts(messages: list[Message]) -> dict[int, str | None | bool]:
+    """Map each user message id to the slug of the expert that answered it.
+
+    The answering expert is the one on the first assistant/tool message after the
+    user message; ``None`` means the entry agent; ``False`` means no answer yet.
+    """
+    out: dict[int, str | None | bool] = {}
+    pending: list[int] = []
+    for m in messages:
+        if m.role == MessageRole.USER:
+            pending.append(m.pk)
+            continue
+        slug = m.expert.slug if m.expert_id else None
+        for mid in pending:
+            out[mid] = slug
+        pending = []
+    for mid in pending:
+        out[mid] = False
+    return out
+
+
+def extraction_run(*, session_id: int, now: dt.datetime | None = None, trigger: str = "scheduled") -> ExtractionResult:
+    """Run extraction for one session.
+
+    Inputs: the session's primary key, the clock ``now`` (the replay command passes
+    the replayed time), and ``trigger`` (``ingest``, ``scheduled``, ``session_end``;
+    only ``session_end`` bypasses the throttle and processes an unanswered last
+    user message). Returns an :class:`ExtractionResult`. Raises
+    ``Session.DoesNotExist`` for an unknown id.
+    """
+    now = now or timezone.now()
+    session = Session.objects.select_related("user", "agent").get(pk=session_id)
+    user = session.user
+    ms = memory_settings_get(user=user)
+    policy = _policy(ms)
+    has_new = Message.objects.filter(session_id=session.pk, id__gt=session.watermark).exists()
+    if not has_new:
+        return ExtractionResult("nothing_new", watermark=session.watermark)
+
+    disabled, excluded = expert_flags(user=user)
+    no_source = []
+    if not ms.memory_enabled:
+        no_source.append("memory_off")
+    if session.temporary:
+        no_source.append("temporary_session")
+    if session.kind == SessionKind.SCHEDULED:
+        no_source.append("scheduled_session")
+    if session.agent.slug in disabled:
+        no_source.append("owner_expert_disabled")
+    if not no_source:
+        if policy == "never":
+            return ExtractionResult("never", watermark=session.watermark)
+        window = dt.timedelta(seconds=settings.BIZMEMORY["EXTRACTION_WINDOW_SECONDS"])
+        if policy == "throttled" and trigger != "session_end" and ms.last_extraction_at and now - ms.last_extraction_at < window:
+            return ExtractionResult("throttled", watermark=session.watermark, retry_at=ms.last_extraction_at + window)
+
+    token = _lock(session.pk, now)
+    if token is None:
+        return ExtractionResult("locked", watermark=session.watermark)
+    try:
+        return _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
+    finally:
+        _unlock(session.pk, token)
+
+
+def _extract_locked(session, token, now, trigger, no_source, disabled, excluded) -> ExtractionResult:
+    session.refresh_from_db(fields=["watermark", "ended_at"])
+    messages = list(
+        Message.objects.filter(session_id=session.pk, id__gt=session.watermark).select_related("expert").order_by("id")
+    )
+    result = ExtractionResult("skipped" if no_source else "done", messages_read=len(messages), reasons=no_source)
+    if not messages:
+        result.status = "nothing_new"
+        result.watermark = session.watermark
+        return result
+    final = trigger == "session_end" or session.ended_at is not None
+    answered_by = _attribute_experts(messages)
+    upto = messages[-1].pk
+    if not final and not no_source:
+        # An unanswered trailing user message waits: its expert is not known yet.
+        unanswered = [m.pk for m in messages if answered_by.get(m.pk) is False]
+        if unanswered:
+            upto = min(unanswered) - 1
+    entries: list[JournalEntry] = []
+    blocked: list[tuple[Message, list]] = []
+    if not no_source:
+        words = sensitive_words_active()
+        for m in messages:
+            if m.pk > upto or m.role != MessageRole.USER:
+                continue
+            expert = answered_by.get(m.pk) or None
+            if expert and (expert in disabled or expert in excluded):
+                continue
+            hits = analyze(m.content, sensitive_words=words)
+            if hits:
+                blocked.append((m, hits))
+                continue
+            if extraction_rules.detect_injection(m.content):
+                log.info("injection ignored in message %s", m.pk)
+                continue
+            for cand in extraction_rules.extract_candidates(m.content, at=m.created_at):
+                entries.append(
+                    JournalEntry(
+                        user_id=session.user_id,
+                        session=session,
+                        kind=cand.kind,
+                        key=cand.key[:64],
+                        value=cand.value[:255],
+                        text=cand.text,
+                        operation=cand.operation,
+                        source_message_ids=[m.pk],
+                        fact_date=cand.fact_date,
+                        observed_at=m.created_at,
+                        tokens=count_tokens(cand.text),
+                        created_at=now,
+                    )
+                )
+    with transaction.atomic():
+        moved = Session.objects.filter(pk=session.pk, lock_token=token, watermark=session.watermark).update(
+            watermark=max(upto, session.watermark), last_extracted_at=now
+        )
+        if moved != 1:
+            # Our lease expired and another run took over: write nothing.
+            transaction.set_rollback(True)
+            return ExtractionResult("locked", watermark=session.watermark)
+        for entry in entries:
+            entry.save()
+        for m, hits in blocked:
+            quarantine_file(user=session.user, session=session, message_ids=[m.pk], original=m.content, hits=hits, now=now)
+        if not no_source:
+            MemorySettings.objects.filter(user_id=session.user_id).update(last_extraction_at=now)
+    result.journal_written = len(entries)
+    result.quarantined = len(blocked)
+    result.watermark = max(upto, session.watermark)
+    return result

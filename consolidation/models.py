@@ -1,0 +1,111 @@
+"""Sessions, messages, the extraction journal and memory snapshots."""
+
+from django.conf import settings
+from django.db import models
+
+
+class SessionKind(models.TextChoices):
+    CHAT = "chat"
+    SCHEDULED = "scheduled"  # unattended: never a source of memory
+
+
+class Session(models.Model):
+    """A conversation between a user and the platform.
+
+    ``external_id`` is the platform's session id. ``watermark`` is the id of the
+    last message extraction has processed (0 = none). ``lock_token`` and
+    ``locked_until`` implement the per-session extraction lease. A
+    ``temporary`` session (private window) neither reads nor writes memory.
+    """
+
+    external_id = models.CharField(max_length=128, unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_sessions")
+    agent = models.ForeignKey("profiles.Agent", on_delete=models.PROTECT, related_name="sessions")
+    kind = models.CharField(max_length=16, choices=SessionKind.choices, default=SessionKind.CHAT)
+    temporary = models.BooleanField(default=False)
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    watermark = models.BigIntegerField(default=0)
+    lock_token = models.CharField(max_length=32, blank=True)
+    locked_until = models.DateTimeField(null=True, blank=True)
+    last_extracted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "started_at"], name="session_user_started")]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class MessageRole(models.TextChoices):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class Message(models.Model):
+    """One conversation message. ``expert`` names the expert agent that produced an
+    assistant/tool message (null = the entry agent)."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=16, choices=MessageRole.choices)
+    content = models.TextField()
+    expert = models.ForeignKey("profiles.Agent", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["session", "id"], name="message_session_id")]
+
+
+class JournalStatus(models.TextChoices):
+    PENDING = "pending"
+    ARCHIVED = "archived"  # consolidated; kept for the journal retention, never served
+
+
+class JournalEntry(models.Model):
+    """A clean candidate memory waiting for (or past) consolidation.
+
+    Written only by extraction after the sanitizer passed it; ``tokens`` is the
+    tiktoken count of ``text`` used to budget consolidation batches.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="journal_entries")
+    session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="journal_entries")
+    kind = models.CharField(max_length=16)
+    key = models.CharField(max_length=64)
+    value = models.CharField(max_length=255)
+    text = models.TextField(blank=True)
+    operation = models.CharField(max_length=16, default="set")  # "set" | "retract"
+    source_message_ids = models.JSONField(default=list, blank=True)
+    fact_date = models.DateField(null=True, blank=True)
+    observed_at = models.DateTimeField()
+    tokens = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=JournalStatus.choices, default=JournalStatus.PENDING)
+    created_at = models.DateTimeField()
+    consolidated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "journal entries"
+        indexes = [models.Index(fields=["user", "status", "id"], name="journal_user_status")]
+
+
+class SnapshotReason(models.TextChoices):
+    CONSOLIDATION = "consolidation"
+    MANUAL = "manual"
+    ROLLBACK_POINT = "rollback_point"
+    RESTORE = "restore"
+
+
+class Snapshot(models.Model):
+    """A version of one user's memory: the current items and the rendered document."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_snapshots")
+    version = models.PositiveIntegerField()
+    reason = models.CharField(max_length=32, choices=SnapshotReason.choices)
+    items = models.JSONField(default=list)
+    memory_md = models.TextField(blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "version"], name="snapshot_user_version_uniq")]
+        ordering = ["user_id", "-version"]

@@ -1,0 +1,54 @@
+from django.contrib import admin
+from rest_framework_api_key.admin import APIKeyModelAdmin
+
+from .models import Agent, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, PlatformAPIKey
+
+
+@admin.register(PlatformAPIKey)
+class PlatformAPIKeyAdmin(APIKeyModelAdmin):
+    list_display = (*APIKeyModelAdmin.list_display, "scope")
+    list_filter = (*APIKeyModelAdmin.list_filter, "scope")
+
+
+@admin.register(Agent)
+class AgentAdmin(admin.ModelAdmin):
+    list_display = ("slug", "name", "is_entry")
+
+
+@admin.register(MemorySettings)
+class MemorySettingsAdmin(admin.ModelAdmin):
+    list_display = ("user", "memory_enabled", "extraction_policy", "last_extraction_at", "last_consolidation_at")
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+
+
+@admin.register(ExpertSetting)
+class ExpertSettingAdmin(admin.ModelAdmin):
+    list_display = ("user", "agent", "memory_enabled", "excluded_from_extraction")
+    list_select_related = ("user", "agent")
+    raw_id_fields = ("user",)
+
+
+@admin.register(MemoryItem)
+class MemoryItemAdmin(admin.ModelAdmin):
+    list_display = ("user", "kind", "key", "value", "valid_from", "valid_until")
+    list_filter = ("kind",)
+    list_select_related = ("user",)
+    raw_id_fields = ("user", "source_session")
+    search_fields = ("user__username", "key")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(MemoryDocument)
+class MemoryDocumentAdmin(admin.ModelAdmin):
+    list_display = ("user", "tokens", "version", "updated_at")
+    list_select_related = ("user",)
+    readonly_fields = ("user", "markdown", "tokens", "version")
+
+    def has_add_permission(self, request):
+        return False

@@ -1,0 +1,152 @@
+"""Memory items, per-user memory settings, agents and API keys."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from rest_framework_api_key.models import AbstractAPIKey
+
+
+class Agent(models.Model):
+    """An agent of the platform: the entry agent or an expert agent it hands turns to.
+
+    ``slug`` is the platform's own identifier (e.g. ``main``, ``finance``).
+    """
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=128, blank=True)
+    is_entry = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class ExtractionPolicy(models.TextChoices):
+    ALWAYS = "always"
+    THROTTLED = "throttled"
+    NEVER = "never"
+
+
+class MemorySettings(models.Model):
+    """One user's memory switches.
+
+    ``memory_enabled`` False means: nothing is injected and nothing is extracted.
+    ``extraction_policy`` empty means the deployment default
+    (``BIZMEMORY['EXTRACTION_POLICY']``).
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_settings")
+    memory_enabled = models.BooleanField(default=True)
+    extraction_policy = models.CharField(max_length=16, choices=ExtractionPolicy.choices, blank=True)
+    last_extraction_at = models.DateTimeField(null=True, blank=True)
+    last_consolidation_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+
+class ExpertSetting(models.Model):
+    """A user's switch for one expert agent.
+
+    ``memory_enabled`` False: the expert gets no memory and its turns write none.
+    ``excluded_from_extraction`` True: user turns answered by this expert are not
+    a source of memory (the source filter), though the expert may still read memory.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="expert_settings")
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="+")
+    memory_enabled = models.BooleanField(default=True)
+    excluded_from_extraction = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "agent"], name="expert_setting_user_agent_uniq")]
+
+
+class MemoryKind(models.TextChoices):
+    PROFILE = "profile"
+    PREFERENCE = "preference"
+    FACT = "fact"
+
+
+class MemoryItemQuerySet(models.QuerySet):
+    def current(self):
+        """Items served now: not superseded (``valid_until`` is null)."""
+        return self.filter(valid_until__isnull=True)
+
+
+class MemoryItem(models.Model):
+    """One remembered thing about a user.
+
+    ``key`` names the attribute (``city``, ``role``, ``answer_style``, ``family``…);
+    for profile keys one current value exists at a time. ``text`` is the
+    user's own clause the value came from. ``valid_from``/``valid_until`` bound
+    when the item was current (``valid_until`` null = current); ``fact_date``
+    is the date a fact refers to, resolved from the message time.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_items")
+    kind = models.CharField(max_length=16, choices=MemoryKind.choices)
+    key = models.CharField(max_length=64)
+    value = models.CharField(max_length=255)
+    text = models.TextField(blank=True)
+    source_message_ids = models.JSONField(default=list, blank=True)
+    source_session = models.ForeignKey(
+        "consolidation.Session", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    fact_date = models.DateField(null=True, blank=True)
+    valid_from = models.DateTimeField()
+    valid_until = models.DateTimeField(null=True, blank=True)
+    confirmed_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MemoryItemQuerySet.as_manager()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "kind", "key"], name="memitem_user_kind_key"),
+            models.Index(fields=["user", "valid_until"], name="memitem_user_current"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.key}={self.value}"
+
+    def as_dict(self) -> dict:
+        """JSON-ready view used by snapshots and exports."""
+        return {
+            "id": self.pk,
+            "kind": self.kind,
+            "key": self.key,
+            "value": self.value,
+            "text": self.text,
+            "fact_date": self.fact_date.isoformat() if self.fact_date else None,
+            "valid_from": self.valid_from.isoformat(),
+            "source_message_ids": list(self.source_message_ids or []),
+        }
+
+
+class MemoryDocument(models.Model):
+    """The rendered one-page MEMORY.md of a user, as agents receive it."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_document")
+    markdown = models.TextField(blank=True)
+    tokens = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+
+class APIKeyScope(models.TextChoices):
+    INGEST = "ingest", "ingest: the platform posts messages and ends sessions"
+    READ = "read", "read: agents read memory"
+
+
+class PlatformAPIKey(AbstractAPIKey):
+    """A hashed API key (djangorestframework-api-key) with one scope.
+
+    An ``ingest`` key can only write conversations; a ``read`` key can only read
+    memory. Send it as ``X-Api-Key: <prefix>.<secret>``.
+    """
+
+    scope = models.CharField(max_length=16, choices=APIKeyScope.choices)
+
+    class Meta(AbstractAPIKey.Meta):
+        verbose_name = "API key"
+        verbose_name_plural = "API keys"
+        constraints = [models.CheckConstraint(condition=Q(scope__in=["ingest", "read"]), name="apikey_scope_valid")]

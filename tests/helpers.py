@@ -1,0 +1,17 @@
+"""Small builders shared by tests (data is created inline in each test)."""
+
+import datetime as dt
+
+from consolidation.ingest import IncomingMessage, messages_ingest
+
+
+def post_turns(user_id, session_id, turns, *, start, agent="main", kind="chat", temporary=False):
+    """Ingest ``turns`` — (role, content[, expert]) tuples — one minute apart, without queueing jobs."""
+    msgs = [
+        IncomingMessage(role=t[0], content=t[1], expert=(t[2] if len(t) > 2 else None), created_at=start + dt.timedelta(minutes=i))
+        for i, t in enumerate(turns)
+    ]
+    return messages_ingest(
+        user_id=user_id, session_id=session_id, messages=msgs, agent=agent, session_kind=kind,
+        temporary=temporary, now=start, enqueue=False,
+    )

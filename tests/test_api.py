@@ -1,0 +1,97 @@
+"""API v1: ingest and context, key scopes, JSON errors."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from consolidation.consolidate import consolidation_run
+from consolidation.extraction import extraction_run
+from consolidation.models import Message, Session
+
+
+@pytest.fixture
+def client():
+    return APIClient()
+
+
+def _post(client, key, body):
+    return client.post("/api/v1/messages", body, format="json", HTTP_X_API_KEY=key)
+
+
+BODY = {
+    "user": "u1",
+    "session": "s1",
+    "messages": [
+        {"role": "user", "content": "I'm a data engineer based in Manchester."},
+        {"role": "assistant", "content": "Hello!"},
+    ],
+}
+
+
+def test_ingest_key_posts_messages(client, api_keys):
+    r = _post(client, api_keys["ingest"], BODY)
+    assert r.status_code == 201, r.content
+    assert len(r.json()["message_ids"]) == 2
+    assert Message.objects.count() == 2
+
+
+def test_read_key_cannot_write(client, api_keys):
+    r = _post(client, api_keys["read"], BODY)
+    assert r.status_code == 403
+    assert r.json()["error"]["code"] == "permission_denied"
+    assert not Message.objects.exists()
+
+
+def test_ingest_key_cannot_read_memory(client, api_keys):
+    _post(client, api_keys["ingest"], BODY)
+    r = client.get("/api/v1/context", {"user": "u1", "agent": "main"}, HTTP_X_API_KEY=api_keys["ingest"])
+    assert r.status_code == 403
+
+
+def test_no_key_and_a_wrong_key_are_refused(client, api_keys):
+    assert client.get("/api/v1/context", {"user": "u1", "agent": "main"}).status_code == 403
+    r = client.get("/api/v1/context", {"user": "u1", "agent": "main"}, HTTP_X_API_KEY="nope.nope")
+    assert r.status_code == 403
+
+
+def test_bad_input_names_the_field_and_stores_nothing(client, api_keys):
+    body = dict(BODY, messages=[{"role": "robot", "content": "x"}])
+    r = _post(client, api_keys["ingest"], body)
+    assert r.status_code == 400
+    assert r.json()["error"]["field"] == "messages[0].role"
+    assert not Session.objects.exists()
+
+
+def test_context_unknown_user_is_404_and_budget_is_validated(client, api_keys):
+    r = client.get("/api/v1/context", {"user": "ghost", "agent": "main"}, HTTP_X_API_KEY=api_keys["read"])
+    assert r.status_code == 404
+    r = client.get("/api/v1/context", {"user": "ghost", "agent": "main", "budget": 0}, HTTP_X_API_KEY=api_keys["read"])
+    assert r.status_code == 400 and r.json()["error"]["field"] == "budget"
+
+
+def test_ingest_extract_consolidate_context_end_to_end(client, api_keys):
+    """The whole path through the API and the services the jobs call."""
+    r = _post(client, api_keys["ingest"], dict(BODY, end_session=True))
+    assert r.status_code == 201
+    session = Session.objects.get(external_id="s1")
+    assert extraction_run(session_id=session.pk, trigger="session_end").journal_written >= 1
+    assert consolidation_run(user_id=session.user_id, force=True).status == "done"
+    r = client.get("/api/v1/context", {"user": "u1", "agent": "main", "budget": 200}, HTTP_X_API_KEY=api_keys["read"])
+    body = r.json()
+    assert r.status_code == 200
+    assert "Manchester" in body["text"]
+    assert body["tokens"] <= 200 and body["item_ids"]
+    tiny = client.get("/api/v1/context", {"user": "u1", "agent": "main", "budget": 25}, HTTP_X_API_KEY=api_keys["read"]).json()
+    assert tiny["tokens"] <= 25
+
+
+def test_switched_off_memory_gives_empty_context_with_reason(client, api_keys):
+    from profiles.services import memory_settings_update, user_ensure
+
+    _post(client, api_keys["ingest"], BODY)
+    memory_settings_update(user=user_ensure(external_id="u1"), memory_enabled=False)
+    r = client.get("/api/v1/context", {"user": "u1", "agent": "main"}, HTTP_X_API_KEY=api_keys["read"])
+    assert r.json()["text"] == "" and r.json()["reason"] == "memory_off"
+
+
+def test_api_root_lists_endpoints(client, db):
+    assert "context" in client.get("/api/v1/").json()["endpoints"]
