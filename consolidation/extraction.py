@@ -29,12 +29,12 @@ from django.utils import timezone
 
 from audit.sanitizer import analyze
 from audit.services import quarantine_file, sensitive_words_active
-from bizmemory.tokens import count_tokens
 from profiles.models import MemorySettings
 from profiles.services import expert_flags, memory_settings_get
 
 from . import extraction_rules
-from .models import JournalEntry, Message, MessageRole, Session, SessionKind
+from .journal import journal_append
+from .models import Message, MessageRole, Session, SessionKind
 
 log = logging.getLogger("bizmemory.extraction")
 
@@ -158,7 +158,7 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
         unanswered = [m.pk for m in messages if answered_by.get(m.pk) is False]
         if unanswered:
             upto = min(unanswered) - 1
-    entries: list[JournalEntry] = []
+    accepted: list[tuple[Message, list]] = []
     blocked: list[tuple[Message, list]] = []
     if not no_source:
         words = sensitive_words_active()
@@ -175,23 +175,9 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
             if extraction_rules.detect_injection(m.content):
                 log.info("injection ignored in message %s", m.pk)
                 continue
-            for cand in extraction_rules.extract_candidates(m.content, at=m.created_at):
-                entries.append(
-                    JournalEntry(
-                        user_id=session.user_id,
-                        session=session,
-                        kind=cand.kind,
-                        key=cand.key[:64],
-                        value=cand.value[:255],
-                        text=cand.text,
-                        operation=cand.operation,
-                        source_message_ids=[m.pk],
-                        fact_date=cand.fact_date,
-                        observed_at=m.created_at,
-                        tokens=count_tokens(cand.text),
-                        created_at=now,
-                    )
-                )
+            candidates = extraction_rules.extract_candidates(m.content, at=m.created_at)
+            if candidates:
+                accepted.append((m, candidates))
     with transaction.atomic():
         moved = Session.objects.filter(pk=session.pk, lock_token=token, watermark=session.watermark).update(
             watermark=max(upto, session.watermark), last_extracted_at=now
@@ -200,13 +186,17 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
             # Our lease expired and another run took over: write nothing.
             transaction.set_rollback(True)
             return ExtractionResult("locked", watermark=session.watermark)
-        for entry in entries:
-            entry.save()
+        written = 0
+        for m, candidates in accepted:
+            written += len(journal_append(
+                user_id=session.user_id, session_id=session.pk, candidates=candidates,
+                source_message_ids=[m.pk], observed_at=m.created_at, now=now,
+            ))
         for m, hits in blocked:
             quarantine_file(user=session.user, session=session, message_ids=[m.pk], original=m.content, hits=hits, now=now)
         if not no_source:
             MemorySettings.objects.filter(user_id=session.user_id).update(last_extraction_at=now)
-    result.journal_written = len(entries)
+    result.journal_written = written
     result.quarantined = len(blocked)
     result.watermark = max(upto, session.watermark)
     return result
