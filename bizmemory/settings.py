@@ -9,6 +9,7 @@ or ``mysql://root@127.0.0.1:3306/bizmemory`` (MySQL/MariaDB). A malformed value
 or an unknown scheme stops start-up with a message that names ``DATABASE_URL``.
 """
 
+import os
 from pathlib import Path
 
 import environ
@@ -100,7 +101,8 @@ def _database_from_env() -> dict:
         # A busy timeout lets the web process and qcluster workers share the file.
         db.setdefault("OPTIONS", {})["timeout"] = 20
         # The test database is a file so end-to-end tests can share it with a real qcluster.
-        db.setdefault("TEST", {})["NAME"] = str(VAR_DIR / "test-bizmemory.sqlite3")
+        # One file per test process, so concurrent runs on one machine do not collide.
+        db.setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"test-bizmemory-{os.getpid()}.sqlite3")
     elif engine == "django.db.backends.mysql":
         opts = db.setdefault("OPTIONS", {})
         opts.setdefault("charset", "utf8mb4")

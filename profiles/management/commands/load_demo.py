@@ -7,6 +7,7 @@ per scope, and prints how to use them. Idempotent; keys are shown again from
 """
 
 import json
+import os
 from pathlib import Path
 
 from django.conf import settings
@@ -35,7 +36,8 @@ class Command(BaseCommand):
         self.stdout.write(
             "\nDemo accounts (password: %s): admin (staff), demo-li, demo-sam, demo-off\n" % DEMO_PASSWORD
             + f"API keys (header X-Api-Key): ingest={keys['ingest']}  read={keys['read']}\n"
-            + f"Try: curl -H 'X-Api-Key: {keys['read']}' 'http://127.0.0.1:8000/api/v1/context?user=demo-li&agent=main'\n"
+            + f"Try: curl -H 'X-Api-Key: {keys['read']}' "
+            + f"'http://127.0.0.1:{os.environ.get('PORT', '8000')}/api/v1/context?user=demo-li&agent=main'\n"
         )
         assert admin.is_staff
 
