@@ -1,6 +1,9 @@
 from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html
 
 from .models import AuditLog, QuarantineRecord, SensitiveWord
+from .services import QuarantineGone, quarantine_delete
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -26,11 +29,27 @@ class AuditLogAdmin(ReadOnlyAdmin):
 
 @admin.register(QuarantineRecord)
 class QuarantineRecordAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "user", "hit_types", "preview", "expires_at")
+    list_display = ("created_at", "user", "hit_types", "preview", "expires_at", "review")
     list_filter = ("hit_types",)
     list_select_related = ("user",)
     raw_id_fields = ("user", "session")
     exclude = ("original_encrypted",)
+
+    # Deleting here is allowed (deleting a user cascades to their records) but goes through
+    # the service so that it is audited like the review page's "delete now".
+    def delete_model(self, request, obj):
+        quarantine_delete(record_id=obj.pk, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for pk in list(queryset.values_list("pk", flat=True)):
+            try:
+                quarantine_delete(record_id=pk, actor=request.user)
+            except QuarantineGone:
+                pass  # purged or deleted by someone else meanwhile
+
+    @admin.display(description="review")
+    def review(self, obj):
+        return format_html('<a href="{}">review</a>', reverse("audit:quarantine-detail", args=[obj.pk]))
 
 
 @admin.register(SensitiveWord)

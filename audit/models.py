@@ -4,6 +4,15 @@ from django.conf import settings
 from django.db import models
 
 
+class QuarantineRecordQuerySet(models.QuerySet):
+    def clear_expired(self, now) -> int:
+        """Physically delete records whose ``expires_at`` is at or before ``now`` (aware
+        datetime); returns how many QuarantineRecord rows were deleted. Like Django's
+        ``SessionStore.clear_expired()``: callers decide when, and whether to audit."""
+        _, per_model = self.filter(expires_at__lte=now).delete()
+        return per_model.get(self.model._meta.label, 0)
+
+
 class QuarantineRecord(models.Model):
     """A user message the sanitizer blocked from memory.
 
@@ -22,6 +31,8 @@ class QuarantineRecord(models.Model):
     preview = models.TextField(blank=True)
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField()
+
+    objects = QuarantineRecordQuerySet.as_manager()
 
     class Meta:
         indexes = [models.Index(fields=["expires_at"], name="quarantine_expires")]

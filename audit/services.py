@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
@@ -83,3 +84,172 @@ def quarantine_file(*, user, session, message_ids: list[int], original: str, hit
         details={"hit_types": sorted({h.entity_type for h in hits}), "message_ids": list(message_ids)},
     )
     return rec
+
+
+# --------------------------------------------------------------------------- review actions
+# Called by the staff review pages (audit/views.py). Each one audits who did what to
+# which record — ids, types and counts, never the original or its PII.
+
+
+class QuarantineGone(LookupError):
+    """The quarantine record does not exist (never did, expired and purged, or another
+    admin deleted / resubmitted it first)."""
+
+
+class QuarantineUnreadable(RuntimeError):
+    """The stored original cannot be decrypted with the configured key
+    (``BIZMEMORY_QUARANTINE_KEY`` / ``_KEY_FILE`` changed since it was filed)."""
+
+
+def _record_get(record_id: int) -> QuarantineRecord:
+    try:
+        return QuarantineRecord.objects.select_related("user").get(pk=record_id)
+    except QuarantineRecord.DoesNotExist as exc:
+        raise QuarantineGone(f"quarantine record {record_id} does not exist") from exc
+
+
+def _original(rec: QuarantineRecord) -> str:
+    try:
+        return crypto.decrypt(rec.original_encrypted)
+    except (crypto.InvalidToken, ValueError) as exc:
+        raise QuarantineUnreadable(f"quarantine record {rec.pk} cannot be decrypted with the configured key") from exc
+
+
+def _hit_types(rec: QuarantineRecord) -> list[str]:
+    return sorted({h["type"] for h in rec.hits})
+
+
+@transaction.atomic
+def quarantine_reveal(*, record_id: int, actor) -> str:
+    """Decrypt and return the original text of quarantine record ``record_id`` for ``actor``
+    (a staff user), writing a ``quarantine.revealed`` audit record (actor, time, record id,
+    hit types — never the text). Rule: issue #4, "revealing the original is an explicit
+    action that writes an audit record".
+
+    Errors: :class:`QuarantineGone` for an unknown id; :class:`QuarantineUnreadable` when the
+    key cannot decrypt it (nothing is audited then: nothing was seen).
+    """
+    rec = _record_get(record_id)
+    original = _original(rec)
+    audit_record(
+        action="quarantine.revealed", actor=actor, subject_user_id=rec.user_id,
+        target_type="quarantine_record", target_id=str(rec.pk), details={"hit_types": _hit_types(rec)},
+    )
+    return original
+
+
+@transaction.atomic
+def quarantine_delete(*, record_id: int, actor) -> None:
+    """Physically delete quarantine record ``record_id`` now, audited as ``quarantine.deleted``
+    (actor, record id, hit types). The delete is conditional: when another admin or the purge
+    removed the row first, raises :class:`QuarantineGone` and audits nothing."""
+    rec = _record_get(record_id)
+    if not _claim(rec):
+        raise QuarantineGone(f"quarantine record {record_id} was already removed")
+    audit_record(
+        action="quarantine.deleted", actor=actor, subject_user_id=rec.user_id,
+        target_type="quarantine_record", target_id=str(rec.pk), details={"hit_types": _hit_types(rec)},
+    )
+
+
+def _claim(rec: QuarantineRecord) -> bool:
+    # The row itself is the lock: whoever deletes it (rowcount 1) acts on it, once.
+    _, per_model = QuarantineRecord.objects.filter(pk=rec.pk).delete()
+    return per_model.get(QuarantineRecord._meta.label, 0) == 1
+
+
+@dataclass
+class FalsePositiveResult:
+    """Outcome of :func:`quarantine_mark_false_positive`.
+
+    ``candidates``: memory candidates extracted from the original; ``written``: journal
+    entries written (their ids in ``journal_entry_ids``); ``dropped``: candidates refused
+    because their text still has a hit outside the allowed spans; ``reason``: ``ok``,
+    ``injection`` (the original tries to write into memory: nothing extracted) or
+    ``memory_off`` (the user has switched memory off since: nothing written).
+    """
+
+    candidates: int = 0
+    written: int = 0
+    dropped: int = 0
+    journal_entry_ids: list[int] = field(default_factory=list)
+    reason: str = "ok"
+
+
+def _only_allowed_hits(text: str, allowed: set[str], words: list[str]) -> bool:
+    """True when every hit in ``text`` lies inside one of the ``allowed`` strings."""
+    from .sanitizer import analyze
+
+    return all(
+        any(text[h.start : h.end].strip() in a for a in allowed)
+        for h in analyze(text, sensitive_words=words)
+    )
+
+
+def quarantine_mark_false_positive(*, record_id: int, actor, now: dt.datetime | None = None) -> FalsePositiveResult:
+    """Re-submit the message behind quarantine record ``record_id`` with its flagged spans
+    allowed for this one item, then delete the record.
+
+    Steps (rule: issue #4, "mark a false positive, which re-submits the candidate with the
+    flagged span allowed for that one item (audited)"): decrypt the original; skip it if
+    ``extraction_rules.detect_injection`` fires; run ``extraction_rules.extract_candidates``
+    at the message time; re-run ``audit.sanitizer.analyze`` (with the sensitive words in
+    force now) on each candidate's ``text`` and ``value`` and drop the candidate when any
+    hit is not inside a string the record flagged; write the survivors with
+    ``consolidation.journal.journal_append`` (user, session, the record's message ids,
+    ``observed_at`` = the message time, else the record's ``created_at``); delete the record;
+    audit ``quarantine.false_positive`` with counts and ids only; queue consolidation after
+    commit when something was written. All in one transaction. ``now`` (aware datetime,
+    default: the current time) stamps the journal entries.
+
+    Errors: :class:`QuarantineGone` (unknown id, or another admin acted first: nothing is
+    written); :class:`QuarantineUnreadable` (wrong key: nothing changes).
+    """
+    from consolidation import extraction_rules
+    from consolidation.journal import journal_append
+    from consolidation.models import Message
+    from consolidation.tasks import enqueue_consolidation
+    from django.utils import timezone
+    from profiles.services import memory_settings_get
+
+    now = now or timezone.now()
+    rec = _record_get(record_id)
+    original = _original(rec)
+    allowed = {original[h["start"] : h["end"]].strip() for h in rec.hits} - {""}
+    first = Message.objects.filter(pk__in=rec.message_ids).order_by("created_at").values_list("created_at", flat=True).first()
+    observed_at = first or rec.created_at
+    result = FalsePositiveResult()
+    survivors = []
+    if extraction_rules.detect_injection(original):
+        result.reason = "injection"
+    elif not memory_settings_get(user=rec.user).memory_enabled:
+        result.reason = "memory_off"
+    else:
+        candidates = extraction_rules.extract_candidates(original, at=observed_at)
+        words = sensitive_words_active()
+        survivors = [
+            c for c in candidates
+            if _only_allowed_hits(c.text, allowed, words) and _only_allowed_hits(c.value, allowed, words)
+        ]
+        result.candidates, result.dropped = len(candidates), len(candidates) - len(survivors)
+    with transaction.atomic():
+        if not _claim(rec):
+            raise QuarantineGone(f"quarantine record {record_id} was already removed")
+        entries = journal_append(
+            user_id=rec.user_id, session_id=rec.session_id, candidates=survivors,
+            source_message_ids=list(rec.message_ids), observed_at=observed_at, now=now,
+        ) if survivors else []
+        result.written = len(entries)
+        result.journal_entry_ids = [e.pk for e in entries]
+        audit_record(
+            action="quarantine.false_positive", actor=actor, subject_user_id=rec.user_id,
+            target_type="quarantine_record", target_id=str(rec.pk),
+            details={
+                "hit_types": _hit_types(rec), "message_ids": list(rec.message_ids), "reason": result.reason,
+                "candidates": result.candidates, "written": result.written, "dropped": result.dropped,
+                "journal_entry_ids": result.journal_entry_ids,
+            },
+        )
+        if entries:
+            enqueue_consolidation(user_id=rec.user_id)
+    return result

@@ -17,7 +17,7 @@ _POSITIVE = [
     "CONTEXT_DEFAULT_TOKENS",
 ]
 _NON_NEGATIVE = ["EXTRACTION_WINDOW_SECONDS", "CONSOLIDATION_MIN_INTERVAL_SECONDS"]
-_RETENTION = ["JOURNAL_RETENTION_DAYS", "QUARANTINE_RETENTION_DAYS"]
+_RETENTION = ["JOURNAL_RETENTION_DAYS", "QUARANTINE_RETENTION_DAYS", "ARCHIVE_RETENTION_DAYS", "MESSAGE_RETENTION_DAYS"]
 
 
 @checks.register()
@@ -65,4 +65,15 @@ def check_secret_key(app_configs=None, **kwargs):
     """``manage.py check --deploy``: warn when SECRET_KEY is the development default."""
     if settings.SECRET_KEY == settings.INSECURE_DEV_SECRET_KEY:
         return [checks.Warning("SECRET_KEY is the development default; set SECRET_KEY.", id="bizmemory.W001")]
+    return []
+
+
+@checks.register()
+def check_consolidation_loss_share(app_configs=None, **kwargs):
+    """``BIZMEMORY_CONSOLIDATION_MAX_LOSS_SHARE`` must lie in (0, 1] (issue #5 loss guard)."""
+    share = settings.BIZMEMORY.get("CONSOLIDATION_MAX_LOSS_SHARE", 0.25)
+    if not isinstance(share, (int, float)) or not 0 < share <= 1:
+        return [checks.Error(
+            f"BIZMEMORY_CONSOLIDATION_MAX_LOSS_SHARE must be in (0, 1] (got {share!r}).", id="bizmemory.E020"
+        )]
     return []

@@ -35,6 +35,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework_api_key",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI / Redoc assets served locally, no CDN
     "django_q",
     "bizmemory.apps.BizMemoryConfig",
     "profiles",
@@ -139,6 +141,22 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "bizmemory.api.exception_handler",
     "UNAUTHENTICATED_USER": None,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Per-API-key rate limits; rates are BIZMEMORY["API_RATE_READ"] / ["API_RATE_INGEST"].
+    "DEFAULT_THROTTLE_CLASSES": ["profiles.permissions.ApiKeyRateThrottle"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "BizMemory API",
+    "DESCRIPTION": "Long-term memory for AI agents. Send an API key as the X-Api-Key header: scope 'ingest' "
+    "writes conversations, scope 'read' reads memory. Errors: {\"error\": {\"code\", \"message\", \"field\"}}.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "APPEND_COMPONENTS": {"securitySchemes": {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"}}},
+    "SECURITY": [{"ApiKey": []}],
 }
 API_KEY_CUSTOM_HEADER = "HTTP_X_API_KEY"
 
@@ -147,7 +165,7 @@ API_KEY_CUSTOM_HEADER = "HTTP_X_API_KEY"
 # Q_BROKER=redis and REDIS_URL for the production topology.
 Q_BROKER = env.str("Q_BROKER", default="orm")
 Q_CLUSTER = {
-    "name": "bizmemory",
+    "name": env.str("Q_CLUSTER_NAME", default="bizmemory"),
     "workers": env.int("Q_WORKERS", default=1),
     "timeout": env.int("Q_TIMEOUT", default=300),
     "retry": env.int("Q_RETRY", default=360),
@@ -188,11 +206,33 @@ BIZMEMORY = {
     # Retention in days.
     "JOURNAL_RETENTION_DAYS": env.int("BIZMEMORY_JOURNAL_RETENTION_DAYS", default=30),
     "QUARANTINE_RETENTION_DAYS": env.int("BIZMEMORY_QUARANTINE_RETENTION_DAYS", default=30),
+    # Consolidated (archived) journal entries and raw session messages (only those
+    # already extracted, i.e. at or before their session's watermark).
+    "ARCHIVE_RETENTION_DAYS": env.int("BIZMEMORY_ARCHIVE_RETENTION_DAYS", default=90),
+    "MESSAGE_RETENTION_DAYS": env.int("BIZMEMORY_MESSAGE_RETENTION_DAYS", default=30),
+    # Loss guard: a consolidation removing more than this share of current items
+    # (removals without a replacement, see consolidation/consolidate.py) becomes a proposal.
+    "CONSOLIDATION_MAX_LOSS_SHARE": env.float("BIZMEMORY_CONSOLIDATION_MAX_LOSS_SHARE", default=0.25),
     # Words that block a candidate wherever they occur (case-insensitive);
     # admins add more in the SensitiveWord table.
     "SENSITIVE_WORDS": env.list("BIZMEMORY_SENSITIVE_WORDS", default=[]),
     # Optional file with one more sensitive word per line (e.g. ../shared/eval/sensitive_words.txt).
     "SENSITIVE_WORDS_FILE": env.str("BIZMEMORY_SENSITIVE_WORDS_FILE", default=""),
+    # Embedder for memory search: "use" (offline multilingual USE), "openai" (OpenAI-compatible
+    # /embeddings endpoint) or "hashing" (deterministic character n-grams; tests, fallback).
+    "EMBEDDER": env.str("BIZMEMORY_EMBEDDER", default="use"),
+    "EMBEDDER_THREADS": env.int("BIZMEMORY_EMBEDDER_THREADS", default=2),
+    "EMBEDDER_DIM": env.int("BIZMEMORY_EMBEDDER_DIM", default=0),  # 0 = the embedder's own
+    "EMBEDDER_OPENAI_BASE_URL": env.str("BIZMEMORY_EMBEDDER_OPENAI_BASE_URL", default=""),
+    "EMBEDDER_OPENAI_API_KEY": env.str("BIZMEMORY_EMBEDDER_OPENAI_API_KEY", default=""),
+    "EMBEDDER_OPENAI_MODEL": env.str("BIZMEMORY_EMBEDDER_OPENAI_MODEL", default=""),
+    # Minimum cosine similarity of a vector hit (unset = the embedder's default) and the
+    # half-life in days of memory_search's time decay.
+    "SEARCH_MIN_SIMILARITY": env.float("BIZMEMORY_SEARCH_MIN_SIMILARITY", default=None),
+    "SEARCH_DECAY_HALF_LIFE_DAYS": env.float("BIZMEMORY_SEARCH_DECAY_HALF_LIFE_DAYS", default=180.0),
+    # Per-API-key request rates (DRF syntax "N/second|minute|hour|day"; empty = unlimited).
+    "API_RATE_READ": env.str("BIZMEMORY_API_RATE_READ", default="1200/min"),
+    "API_RATE_INGEST": env.str("BIZMEMORY_API_RATE_INGEST", default="1200/min"),
     # Tokenizer used for every token count (tiktoken encoding name).
     "TOKENIZER": env.str("BIZMEMORY_TOKENIZER", default="o200k_base"),
 }

@@ -3,7 +3,9 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from consolidation.api import MessagesView, SessionEndView
-from profiles.api import ContextView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from profiles.api import ContextView, MemoryGetView, MemorySearchView, ToolsView
 from profiles.views import my_memory
 
 from .api import ApiRoot
@@ -13,8 +15,15 @@ urlpatterns = [
     path("", RedirectView.as_view(url="/memory/", permanent=False)),
     path("memory/", my_memory, name="my-memory"),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("review/", include("audit.urls")),
     path("api/v1/", ApiRoot.as_view(), name="api-root"),
     path("api/v1/messages", MessagesView.as_view(), name="api-messages"),
     path("api/v1/sessions/<str:session_id>/end", SessionEndView.as_view(), name="api-session-end"),
     path("api/v1/context", ContextView.as_view(), name="api-context"),
+    path("api/v1/memory/search", MemorySearchView.as_view(), name="api-memory-search"),
+    path("api/v1/memory", MemoryGetView.as_view(), name="api-memory-get"),
+    path("api/v1/tools", ToolsView.as_view(), name="api-tools"),
+    path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/v1/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
 ]

@@ -1,124 +1,432 @@
 """Consolidation service: pending journal → memory items → MEMORY.md → snapshot.
 
-Merge rules (v1): one current value per key — the latest observation wins and
-the replaced item keeps its ``valid_until`` (history kept, not served); the
-same value again only refreshes ``confirmed_at`` and its sources; ``retract``
-closes the current value. Journal entries are read in id order in batches of
-at most ``BIZMEMORY['CONSOLIDATION_BATCH_TOKENS']`` tokens, at most
-``CONSOLIDATION_MAX_BATCHES`` batches per run; consolidated entries are marked
-``archived``. Two runs for one user at least
+A run **plans** in memory, then **applies** the plan in one transaction guarded by
+compare-and-set; nothing is written when the plan is refused.
+
+Batches. Pending journal entries are read in id order in batches of at most
+``BIZMEMORY['CONSOLIDATION_BATCH_TOKENS']`` tiktoken tokens (an entry larger than the
+budget forms a batch of its own), at most ``CONSOLIDATION_MAX_BATCHES`` batches per
+run; the rest stays pending for the next run. Two runs for one user are at least
 ``CONSOLIDATION_MIN_INTERVAL_SECONDS`` apart unless forced.
+
+Merge rules (one current value per ``(kind, policy.merge_key)``):
+
+* the same value again (case/space-insensitive) is the same item: only ``confirmed_at``
+  and its sources are refreshed; a fact keeps the date it was first given;
+* a different value for the key replaces it (latest wins): the old item keeps its
+  ``valid_until`` (history kept, not served) and, for facts, its ``fact_date``;
+  preferences merge by topic (``pref:<topic>[:<sub>]``), facts by
+  ``fact:<topic>[:<member>]``;
+* a near-duplicate under another key of the same family (``skill:*``, ``pref:<topic>:*``,
+  ``fact:<topic>:*``) — :func:`near_duplicate`, difflib ratio ≥ :data:`NEAR_DUP_RATIO` on
+  values of ≥ :data:`NEAR_DUP_MIN_CHARS` characters — updates that item rather than adding;
+* a contradiction that matters (keys in :data:`CONFIRM_KEYS`: city, role, company,
+  department) makes the new value current and opens a pending
+  :class:`~consolidation.models.ConfirmationRequest` (not for near-duplicates);
+* ``retract`` closes the current value(s) matching the retracted value.
+
+Self-correction. After the journal, every current item is re-checked with
+:func:`consolidation.policy.item_policy_violation`; violators are deleted and each
+deletion is audited (``memory.item_removed``: id, kind, reason code — never text).
+Items an admin kept by rejecting a proposal are exempt.
+
+Loss guard. A *removal* is an item current at the start of the run that the run
+closes or deletes **without a replacement** (retractions and self-correction; a
+latest-value-wins replacement or near-duplicate update is not a removal). When
+``removed >= LOSS_GUARD_MIN_REMOVALS`` (2: one retraction alone never trips it) and
+``removed > BIZMEMORY['CONSOLIDATION_MAX_LOSS_SHARE'] × items_at_start``, nothing is
+applied: a :class:`~consolidation.models.ConsolidationProposal` is stored and audited,
+its entries stay pending, and the user's consolidations wait (status ``held``) until an
+admin approves (:func:`proposal_approve`) or rejects (:func:`proposal_reject`) it.
+
+Concurrency. The plan records the user's memory version and a fingerprint of the current
+items. It is applied only if ``MemoryVersion.version`` is unchanged (conditional UPDATE,
+row count checked), the fingerprint still matches, every claimed journal entry is still
+pending and every touched item is still current; otherwise the transaction rolls back
+and the run re-plans (up to :data:`CAS_ATTEMPTS` times) or returns ``deferred``. So
+entries and items written while a run was planning are never overwritten.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+import difflib
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from audit.services import audit_record
-from profiles.models import MemoryDocument, MemoryItem, MemorySettings
-from profiles.rendering import render_memory_markdown
-from bizmemory.tokens import count_tokens
+from profiles.models import MemoryItem, MemorySettings
 
-from .models import JournalEntry, JournalStatus, Snapshot, SnapshotReason
+from .models import (
+    ConfirmationRequest, ConfirmationStatus, ConsolidationProposal, JournalEntry, JournalStatus, ProposalStatus,
+    SnapshotReason,
+)
+from .policy import item_policy_violation, key_family, merge_key
+from .snapshots import memory_document_refresh, memory_version_bump, memory_version_read, snapshot_create
+
+__all__ = [
+    "ConsolidationResult", "ProposalError", "ConfirmationError", "consolidation_run", "proposal_approve",
+    "proposal_reject", "confirmation_confirm", "confirmation_reject", "memory_document_refresh", "snapshot_create",
+    "near_duplicate",
+]
+
+CONFIRM_KEYS = frozenset({"city", "role", "company", "department"})
+NEAR_DUP_RATIO = 0.85
+NEAR_DUP_MIN_CHARS = 4
+LOSS_GUARD_MIN_REMOVALS = 2
+CAS_ATTEMPTS = 3
+_CHUNK = 500
+
+
+class ProposalError(ValueError):
+    """The proposal is not pending (already resolved) or could not be applied."""
+
+
+class ConfirmationError(ValueError):
+    """The confirmation request is not pending, or the values it compares changed since."""
+
+
+class _Conflict(Exception):
+    """Memory changed between planning and applying (lost compare-and-set)."""
 
 
 @dataclass
 class ConsolidationResult:
-    """``status``: ``done``, ``nothing_pending`` or ``too_soon`` (retry at ``retry_at``)."""
+    """Outcome of one run.
+
+    ``status``: ``done`` (applied), ``nothing_pending`` (nothing to change), ``too_soon``
+    (retry at ``retry_at``), ``held`` (loss guard; ``proposal_id`` awaits an admin) or
+    ``deferred`` (lost the compare-and-set ``CAS_ATTEMPTS`` times; run again).
+    Counts are of journal entries and memory items; ``retries`` is how many plans were
+    discarded because memory changed while planning.
+    """
 
     status: str
     batches: int = 0
     entries: int = 0
     items_added: int = 0
     items_closed: int = 0
+    items_removed: int = 0
+    confirmations: int = 0
     pending_left: int = 0
     snapshot_version: int | None = None
     retry_at: dt.datetime | None = None
+    retries: int = 0
+    proposal_id: int | None = None
 
 
-def _take_batch(user_id: int, budget: int) -> list[JournalEntry]:
-    batch, used = [], 0
-    for entry in JournalEntry.objects.filter(user_id=user_id, status=JournalStatus.PENDING).order_by("id").iterator(chunk_size=200):
-        if batch and used + entry.tokens > budget:
-            break
-        batch.append(entry)
+def _norm(value: str) -> str:
+    return " ".join((value or "").casefold().split())
+
+
+def near_duplicate(a: str, b: str, *, same_key: bool = False) -> bool:
+    """True when two values say the same thing in other words.
+
+    Rule: after case-folding and collapsing spaces, ``difflib.SequenceMatcher`` ratio
+    ≥ :data:`NEAR_DUP_RATIO` with both values ≥ :data:`NEAR_DUP_MIN_CHARS` characters;
+    for values of the same key, also when one contains the other (``深圳`` / ``深圳市``).
+    """
+    a, b = _norm(a), _norm(b)
+    if a == b:
+        return True
+    if not a or not b:
+        return False
+    if same_key and (a in b or b in a):
+        return True
+    if min(len(a), len(b)) < NEAR_DUP_MIN_CHARS:
+        return False
+    return difflib.SequenceMatcher(None, a, b).ratio() >= NEAR_DUP_RATIO
+
+
+def _family(kind: str, mkey: str) -> str:
+    # Cross-key near-duplicates only within a family: skill:*, pref:<topic>:*, fact:<topic>:*.
+    parts = mkey.split(":")
+    return ":".join(parts[:2]) if kind in ("preference", "fact") or parts[0] == "skill" else mkey
+
+
+@dataclass(eq=False)
+class _Slot:
+    """Working copy of one item during planning."""
+
+    item: MemoryItem
+    mkey: str
+    new: bool = False
+    seen: tuple | None = None  # (value, confirmed_at) as read — compare-and-set on apply
+    closed_at: dt.datetime | None = None
+    replaced: bool = False
+    touched: bool = False
+    removed_reason: str | None = None
+
+    @property
+    def current(self) -> bool:
+        return self.closed_at is None and self.removed_reason is None
+
+
+@dataclass
+class _Plan:
+    user_id: int
+    version: int
+    fingerprint: list
+    slots: list[_Slot]
+    start_ids: set[int]
+    entries: list[JournalEntry] = field(default_factory=list)
+    batches: int = 0
+    confirmations: list[tuple[str, _Slot, _Slot]] = field(default_factory=list)
+
+    def current(self, kind: str, mkey: str) -> list[_Slot]:
+        return [s for s in self.slots if s.current and s.item.kind == kind and s.mkey == mkey]
+
+    def removals(self) -> list[_Slot]:
+        return [s for s in self.slots if not s.new and s.item.pk in self.start_ids and not s.current and not s.replaced]
+
+
+def _fingerprint(user_id: int) -> list:
+    return list(
+        MemoryItem.objects.current().filter(user_id=user_id).order_by("id").values_list("id", "value", "confirmed_at")
+    )
+
+
+def _pending_entries(user_id: int, cfg: dict, entry_ids: list[int] | None) -> tuple[list[JournalEntry], int]:
+    budget, max_batches = cfg["CONSOLIDATION_BATCH_TOKENS"], cfg["CONSOLIDATION_MAX_BATCHES"]
+    qs = JournalEntry.objects.filter(user_id=user_id, status=JournalStatus.PENDING).order_by("id")
+    if entry_ids is not None:
+        qs = qs.filter(pk__in=entry_ids)
+    taken, batches, used = [], 0, 0
+    for entry in qs.iterator(chunk_size=_CHUNK):
+        if batches == 0 or (used and used + entry.tokens > budget):
+            if batches == max_batches:
+                break
+            batches, used = batches + 1, 0
+        taken.append(entry)
         used += entry.tokens
-    return batch
+    return taken, batches
 
 
-def _apply(entry: JournalEntry, now: dt.datetime) -> tuple[int, int]:
-    current = list(MemoryItem.objects.current().filter(user_id=entry.user_id, kind=entry.kind, key=entry.key))
+def _touch(slot: _Slot, entry: JournalEntry) -> None:
+    item = slot.item
+    item.confirmed_at = max(item.confirmed_at, entry.observed_at)
+    item.source_message_ids = sorted(set(item.source_message_ids or []) | set(entry.source_message_ids or []))
+    if item.kind == "fact" and item.fact_date is None and entry.fact_date:
+        item.fact_date = entry.fact_date  # facts keep the date first given; fill it only when missing
+    slot.touched = True
+
+
+def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
+    mkey = merge_key(kind=entry.kind, key=entry.key)
+    same_key = plan.current(entry.kind, mkey)
     if entry.operation == "retract":
-        for item in current:
-            item.valid_until = now
-            item.save(update_fields=["valid_until"])
-        return 0, len(current)
-    same = [i for i in current if i.value.casefold() == entry.value.casefold()]
-    if same:
-        item = same[0]
-        item.confirmed_at = max(item.confirmed_at, entry.observed_at)
-        item.source_message_ids = sorted(set(item.source_message_ids) | set(entry.source_message_ids))
-        item.save(update_fields=["confirmed_at", "source_message_ids"])
-        return 0, 0
-    for item in current:
-        item.valid_until = entry.observed_at
-        item.save(update_fields=["valid_until"])
-    MemoryItem.objects.create(
-        user_id=entry.user_id,
-        kind=entry.kind,
-        key=entry.key,
-        value=entry.value,
-        text=entry.text,
-        source_message_ids=entry.source_message_ids,
-        source_session_id=entry.session_id,
-        fact_date=entry.fact_date,
-        valid_from=entry.observed_at,
-        confirmed_at=entry.observed_at,
+        hits = [s for s in same_key if not entry.value or near_duplicate(s.item.value, entry.value, same_key=True)]
+        for s in hits:
+            s.closed_at = entry.observed_at
+        return
+    for s in same_key:
+        if _norm(s.item.value) == _norm(entry.value):
+            _touch(s, entry)
+            return
+    replaced = list(same_key)
+    if not replaced:
+        fam = _family(entry.kind, mkey)
+        replaced = [
+            s for s in plan.slots
+            if s.current and s.item.kind == entry.kind and _family(s.item.kind, s.mkey) == fam
+            and near_duplicate(s.item.value, entry.value)
+        ][:1]
+    key = entry.key if entry.key.lower() == mkey else mkey
+    new = _Slot(
+        MemoryItem(
+            user_id=entry.user_id, kind=entry.kind, key=key, value=entry.value, text=entry.text,
+            source_message_ids=list(entry.source_message_ids or []), source_session_id=entry.session_id,
+            fact_date=entry.fact_date, valid_from=entry.observed_at, confirmed_at=entry.observed_at,
+        ),
+        mkey,
+        new=True,
     )
-    return 1, len(current)
+    for s in replaced:
+        s.closed_at = entry.observed_at
+        s.replaced = True
+        if entry.kind == "fact" and near_duplicate(s.item.value, entry.value, same_key=True) and s.item.fact_date:
+            new.item.fact_date = s.item.fact_date  # the same event said again keeps its date
+    if (
+        entry.kind == "profile" and key_family(kind="profile", key=mkey) in CONFIRM_KEYS and len(same_key) == 1
+        and not near_duplicate(same_key[0].item.value, entry.value, same_key=True)
+    ):
+        plan.confirmations.append((mkey, same_key[0], new))
+    plan.slots.append(new)
 
 
-def memory_document_refresh(*, user_id: int) -> MemoryDocument:
-    """Re-render a user's MEMORY.md from the current items (token cap from settings) and store it."""
-    items = list(MemoryItem.objects.current().filter(user_id=user_id))
-    md, _ = render_memory_markdown(items, max_tokens=settings.BIZMEMORY["MEMORY_DOCUMENT_TOKENS"])
-    doc, _ = MemoryDocument.objects.get_or_create(user_id=user_id)
-    if doc.markdown != md:
-        doc.markdown = md
-        doc.tokens = count_tokens(md)
-        doc.version += 1
-        doc.save(update_fields=["markdown", "tokens", "version", "updated_at"])
-    return doc
+def _exempt_ids(user_id: int) -> set[int]:
+    ids = set()
+    for removals in ConsolidationProposal.objects.filter(user_id=user_id, status=ProposalStatus.REJECTED).values_list(
+        "removals", flat=True
+    ):
+        ids.update(r["item_id"] for r in removals if r.get("reason") != "retract")
+    return ids
 
 
-def snapshot_create(*, user_id: int, reason: str, now: dt.datetime | None = None) -> Snapshot:
-    """Save the user's current items and MEMORY.md as the next version; keep the newest K."""
-    now = now or timezone.now()
-    items = [i.as_dict() for i in MemoryItem.objects.current().filter(user_id=user_id).order_by("id")]
-    doc = MemoryDocument.objects.filter(user_id=user_id).first()
-    last = Snapshot.objects.filter(user_id=user_id).aggregate(v=Max("version"))["v"] or 0
-    snap = Snapshot.objects.create(
-        user_id=user_id, version=last + 1, reason=reason, items=items, memory_md=doc.markdown if doc else "", created_at=now
+def _plan(user_id: int, cfg: dict, entry_ids: list[int] | None) -> _Plan:
+    version = memory_version_read(user_id=user_id)
+    items = list(MemoryItem.objects.current().filter(user_id=user_id).order_by("id"))
+    plan = _Plan(
+        user_id=user_id, version=version,
+        fingerprint=[(i.pk, i.value, i.confirmed_at) for i in items],
+        slots=[_Slot(i, merge_key(kind=i.kind, key=i.key), seen=(i.value, i.confirmed_at)) for i in items],
+        start_ids={i.pk for i in items},
     )
-    keep = settings.BIZMEMORY["SNAPSHOTS_KEEP"]
-    old = list(Snapshot.objects.filter(user_id=user_id).order_by("-version").values_list("pk", flat=True)[keep:])
-    if old:
-        Snapshot.objects.filter(pk__in=old).delete()
-    return snap
+    plan.entries, plan.batches = _pending_entries(user_id, cfg, entry_ids)
+    for entry in plan.entries:
+        _apply_entry(plan, entry)
+    exempt = _exempt_ids(user_id)
+    for s in plan.slots:
+        if s.current and s.item.pk not in exempt:
+            reason = item_policy_violation(kind=s.item.kind, key=s.item.key, value=s.item.value, text=s.item.text)
+            if reason:
+                s.removed_reason = reason
+    return plan
 
 
-def consolidation_run(*, user_id: int, now: dt.datetime | None = None, force: bool = False) -> ConsolidationResult:
-    """Merge a user's pending journal into memory items, re-render MEMORY.md and snapshot.
+def _guard_trips(plan: _Plan, cfg: dict) -> bool:
+    removed = len(plan.removals())
+    share = cfg.get("CONSOLIDATION_MAX_LOSS_SHARE", 0.25)
+    return removed >= LOSS_GUARD_MIN_REMOVALS and removed > share * len(plan.start_ids)
 
-    Inputs: the user's primary key, the clock ``now`` and ``force`` (ignore the
-    minimum interval). Returns a :class:`ConsolidationResult`. Each batch is one
-    transaction; a failure leaves earlier batches applied and later entries pending.
+
+def _hold(plan: _Plan, now: dt.datetime) -> ConsolidationProposal:
+    removals = [
+        {"item_id": s.item.pk, "reason": s.removed_reason or "retract"} for s in plan.removals()
+    ]
+    with transaction.atomic():
+        proposal = ConsolidationProposal.objects.create(
+            user_id=plan.user_id, journal_entry_ids=[e.pk for e in plan.entries], removals=removals,
+            items_at_start=len(plan.start_ids), removed=len(removals), created_at=now,
+        )
+        audit_record(
+            action="memory.consolidation_held", subject_user_id=plan.user_id, target_type="consolidation_proposal",
+            target_id=str(proposal.pk),
+            details={"items_at_start": len(plan.start_ids), "removed": len(removals), "entries": len(plan.entries)},
+        )
+    return proposal
+
+
+def _write(plan: _Plan, now: dt.datetime, result: ConsolidationResult) -> bool:
+    """Apply a plan; raises _Conflict when memory changed since planning. Returns whether items changed."""
+    if not memory_version_bump(user_id=plan.user_id, expected=plan.version, now=now):
+        raise _Conflict("version")
+    if _fingerprint(plan.user_id) != plan.fingerprint:
+        raise _Conflict("items")
+    ids = [e.pk for e in plan.entries]
+    for i in range(0, len(ids), _CHUNK):
+        chunk = ids[i:i + _CHUNK]
+        claimed = JournalEntry.objects.filter(pk__in=chunk, status=JournalStatus.PENDING).update(
+            status=JournalStatus.ARCHIVED, consolidated_at=now
+        )
+        if claimed != len(chunk):
+            raise _Conflict("journal")
+    changed = False
+    for s in plan.slots:
+        if s.new:
+            continue
+        value, confirmed_at = s.seen
+        same = MemoryItem.objects.filter(pk=s.item.pk, valid_until__isnull=True, value=value, confirmed_at=confirmed_at)
+        if s.removed_reason:
+            if same.delete()[0] < 1:
+                raise _Conflict("item")
+            audit_record(
+                action="memory.item_removed", subject_user_id=plan.user_id, target_type="memory_item",
+                target_id=str(s.item.pk), details={"reason": s.removed_reason, "kind": s.item.kind, "by": "policy"},
+            )
+            result.items_removed += 1
+            changed = True
+        elif s.closed_at is not None:
+            if same.update(valid_until=s.closed_at) != 1:
+                raise _Conflict("item")
+            result.items_closed += 1
+            changed = True
+        elif s.touched:
+            if same.update(
+                confirmed_at=s.item.confirmed_at, source_message_ids=s.item.source_message_ids, fact_date=s.item.fact_date
+            ) != 1:
+                raise _Conflict("item")
+    for s in plan.slots:
+        if s.new and s.removed_reason is None:
+            if s.closed_at is not None:
+                s.item.valid_until = s.closed_at
+            s.item.save(force_insert=True)
+            result.items_added += 1
+            changed = True
+    for mkey, old, new in plan.confirmations:
+        if old.removed_reason or new.removed_reason or not new.current:
+            continue
+        ConfirmationRequest.objects.filter(
+            user_id=plan.user_id, key=mkey, status=ConfirmationStatus.PENDING
+        ).update(status=ConfirmationStatus.DISMISSED, resolved_at=now)
+        ConfirmationRequest.objects.create(
+            user_id=plan.user_id, key=mkey, old_item_id=old.item.pk, new_item_id=new.item.pk, created_at=now
+        )
+        result.confirmations += 1
+    return changed
+
+
+def _consolidate(
+    *, user_id: int, now: dt.datetime, cfg: dict, entry_ids: list[int] | None, guard: bool, reason: str,
+    on_planned=None,
+) -> ConsolidationResult:
+    result = ConsolidationResult("nothing_pending")
+    for attempt in range(CAS_ATTEMPTS):
+        plan = _plan(user_id, cfg, entry_ids)
+        if on_planned is not None:
+            on_planned(attempt)
+        if guard and _guard_trips(plan, cfg):
+            proposal = _hold(plan, now)
+            result.status, result.proposal_id = "held", proposal.pk
+            break
+        if not plan.entries and not any(s.removed_reason for s in plan.slots):
+            result = ConsolidationResult("nothing_pending", retries=attempt)
+            break
+        attempt_result = ConsolidationResult("done", batches=plan.batches, entries=len(plan.entries), retries=attempt)
+        try:
+            with transaction.atomic():
+                changed = _write(plan, now, attempt_result)
+                if plan.entries or changed:
+                    doc = memory_document_refresh(user_id=user_id)
+                    if changed:
+                        snap = snapshot_create(user_id=user_id, reason=reason, now=now)
+                        attempt_result.snapshot_version = snap.version
+                    MemorySettings.objects.filter(user_id=user_id).update(last_consolidation_at=now)
+                    audit_record(
+                        action="memory.consolidated", subject_user_id=user_id, target_type="memory_document",
+                        target_id=str(doc.pk),
+                        details={
+                            "entries": attempt_result.entries, "added": attempt_result.items_added,
+                            "closed": attempt_result.items_closed, "removed": attempt_result.items_removed,
+                            "confirmations": attempt_result.confirmations, "snapshot": attempt_result.snapshot_version,
+                        },
+                    )
+                else:
+                    attempt_result.status = "nothing_pending"
+        except _Conflict:
+            result.retries = attempt + 1
+            result.status = "deferred"
+            continue
+        result = attempt_result
+        break
+    result.pending_left = JournalEntry.objects.filter(user_id=user_id, status=JournalStatus.PENDING).count()
+    return result
+
+
+def consolidation_run(
+    *, user_id: int, now: dt.datetime | None = None, force: bool = False, on_planned=None,
+) -> ConsolidationResult:
+    """Merge a user's pending journal into memory items, self-correct, re-render MEMORY.md, snapshot.
+
+    Inputs: the user's primary key, the clock ``now`` (aware datetime; default: now),
+    ``force`` (ignore the minimum interval) and ``on_planned`` — an optional
+    ``callable(attempt: int)`` run after each plan is made and before it is applied
+    (instrumentation and tests: a write it makes must survive). Returns a
+    :class:`ConsolidationResult`; see the module docstring for the rules. The whole
+    run is one transaction: on error nothing is applied and the entries stay pending.
     """
     now = now or timezone.now()
     cfg = settings.BIZMEMORY
@@ -126,38 +434,124 @@ def consolidation_run(*, user_id: int, now: dt.datetime | None = None, force: bo
     interval = dt.timedelta(seconds=cfg["CONSOLIDATION_MIN_INTERVAL_SECONDS"])
     if not force and ms.last_consolidation_at and now - ms.last_consolidation_at < interval:
         return ConsolidationResult("too_soon", retry_at=ms.last_consolidation_at + interval)
-    result = ConsolidationResult("nothing_pending")
-    for _ in range(cfg["CONSOLIDATION_MAX_BATCHES"]):
-        with transaction.atomic():
-            batch = _take_batch(user_id, cfg["CONSOLIDATION_BATCH_TOKENS"])
-            if not batch:
-                break
-            claimed = JournalEntry.objects.filter(pk__in=[e.pk for e in batch], status=JournalStatus.PENDING).update(
-                status=JournalStatus.ARCHIVED, consolidated_at=now
-            )
-            if claimed != len(batch):
-                # Another consolidation claimed part of this batch; let it finish.
-                transaction.set_rollback(True)
-                break
-            for entry in batch:
-                added, closed = _apply(entry, now)
-                result.items_added += added
-                result.items_closed += closed
-            result.batches += 1
-            result.entries += len(batch)
-    if result.batches:
-        with transaction.atomic():
-            memory_document_refresh(user_id=user_id)
-            snap = snapshot_create(user_id=user_id, reason=SnapshotReason.CONSOLIDATION, now=now)
-            MemorySettings.objects.filter(user_id=user_id).update(last_consolidation_at=now)
-            audit_record(
-                action="memory.consolidated",
-                subject_user_id=user_id,
-                target_type="snapshot",
-                target_id=str(snap.pk),
-                details={"entries": result.entries, "added": result.items_added, "closed": result.items_closed},
-            )
-        result.status = "done"
-        result.snapshot_version = snap.version
-    result.pending_left = JournalEntry.objects.filter(user_id=user_id, status=JournalStatus.PENDING).count()
+    waiting = ConsolidationProposal.objects.filter(user_id=user_id, status=ProposalStatus.PENDING).first()
+    if waiting is not None:
+        pending = JournalEntry.objects.filter(user_id=user_id, status=JournalStatus.PENDING).count()
+        return ConsolidationResult("held", proposal_id=waiting.pk, pending_left=pending)
+    return _consolidate(
+        user_id=user_id, now=now, cfg=cfg, entry_ids=None, guard=True, reason=SnapshotReason.CONSOLIDATION,
+        on_planned=on_planned,
+    )
+
+
+def proposal_approve(*, proposal_id: int, actor=None, now: dt.datetime | None = None) -> ConsolidationResult:
+    """Apply a held consolidation (loss guard off) for exactly its journal entries; audited.
+
+    Inputs: the proposal id, the approving admin ``actor`` (a user or None) and the clock.
+    Returns the :class:`ConsolidationResult` of the applied run. Raises
+    :class:`ProposalError` when the proposal is not pending or memory kept changing
+    (``deferred``); nothing is changed then.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        proposal = ConsolidationProposal.objects.filter(pk=proposal_id).first()
+        if proposal is None or not ConsolidationProposal.objects.filter(
+            pk=proposal_id, status=ProposalStatus.PENDING
+        ).update(status=ProposalStatus.APPROVED, resolved_at=now, resolved_by=actor):
+            raise ProposalError(f"proposal {proposal_id} is not pending")
+        result = _consolidate(
+            user_id=proposal.user_id, now=now, cfg=settings.BIZMEMORY, entry_ids=list(proposal.journal_entry_ids),
+            guard=False, reason=SnapshotReason.PROPOSAL,
+        )
+        if result.status == "deferred":
+            raise ProposalError("memory kept changing while applying; try again")
+        audit_record(
+            action="memory.proposal_approved", actor=actor, subject_user_id=proposal.user_id,
+            target_type="consolidation_proposal", target_id=str(proposal.pk),
+            details={"removed": result.items_removed + result.items_closed, "entries": result.entries},
+        )
     return result
+
+
+def proposal_reject(*, proposal_id: int, actor=None, now: dt.datetime | None = None) -> ConsolidationProposal:
+    """Refuse a held consolidation: its journal entries are archived unapplied and the items it
+    would have removed by policy are kept (exempt from self-correction from now on); audited.
+    Raises :class:`ProposalError` when the proposal is not pending."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        if not ConsolidationProposal.objects.filter(pk=proposal_id, status=ProposalStatus.PENDING).update(
+            status=ProposalStatus.REJECTED, resolved_at=now, resolved_by=actor
+        ):
+            raise ProposalError(f"proposal {proposal_id} is not pending")
+        proposal = ConsolidationProposal.objects.get(pk=proposal_id)
+        JournalEntry.objects.filter(pk__in=proposal.journal_entry_ids, status=JournalStatus.PENDING).update(
+            status=JournalStatus.ARCHIVED, consolidated_at=now
+        )
+        audit_record(
+            action="memory.proposal_rejected", actor=actor, subject_user_id=proposal.user_id,
+            target_type="consolidation_proposal", target_id=str(proposal.pk), details={"entries": len(proposal.journal_entry_ids)},
+        )
+    return proposal
+
+
+def _pending_confirmation(user, confirmation_id: int) -> ConfirmationRequest:
+    req = ConfirmationRequest.objects.filter(pk=confirmation_id, user=user).select_related("old_item", "new_item").first()
+    if req is None or req.status != ConfirmationStatus.PENDING:
+        raise ConfirmationError(f"no pending confirmation {confirmation_id} for this user")
+    return req
+
+
+def confirmation_confirm(*, user, confirmation_id: int, now: dt.datetime | None = None) -> ConfirmationRequest:
+    """The user confirms the new value: the request is closed, memory is unchanged; audited.
+    Raises :class:`ConfirmationError` when it is not the user's pending request."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        req = _pending_confirmation(user, confirmation_id)
+        if not ConfirmationRequest.objects.filter(pk=req.pk, status=ConfirmationStatus.PENDING).update(
+            status=ConfirmationStatus.CONFIRMED, resolved_at=now
+        ):
+            raise ConfirmationError(f"confirmation {confirmation_id} was resolved meanwhile")
+        audit_record(
+            action="memory.confirmation_confirmed", actor=user, subject_user=user, target_type="confirmation_request",
+            target_id=str(req.pk), details={"new_item": req.new_item_id},
+        )
+    req.refresh_from_db()
+    return req
+
+
+def confirmation_reject(*, user, confirmation_id: int, now: dt.datetime | None = None) -> ConfirmationRequest:
+    """The user rejects the new value: it is closed and the old value is current again.
+
+    One transaction: the new item gets ``valid_until = now``, the old item's
+    ``valid_until`` is cleared, the memory version is bumped, MEMORY.md re-rendered, a
+    ``confirmation`` snapshot taken, and the action audited (ids only). Raises
+    :class:`ConfirmationError` when it is not the user's pending request or the new value
+    is no longer current (the request is then dismissed).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        req = _pending_confirmation(user, confirmation_id)
+        if not ConfirmationRequest.objects.filter(pk=req.pk, status=ConfirmationStatus.PENDING).update(
+            status=ConfirmationStatus.REJECTED, resolved_at=now
+        ):
+            raise ConfirmationError(f"confirmation {confirmation_id} was resolved meanwhile")
+        if MemoryItem.objects.filter(pk=req.new_item_id, valid_until__isnull=True).update(valid_until=now) != 1:
+            transaction.set_rollback(True)
+            stale = True
+        else:
+            stale = False
+            MemoryItem.objects.filter(pk=req.old_item_id).update(valid_until=None)
+            memory_version_bump(user_id=user.pk, now=now)
+            memory_document_refresh(user_id=user.pk)
+            snapshot_create(user_id=user.pk, reason=SnapshotReason.CONFIRMATION, now=now)
+            audit_record(
+                action="memory.confirmation_rejected", actor=user, subject_user=user, target_type="confirmation_request",
+                target_id=str(req.pk), details={"restored_item": req.old_item_id, "closed_item": req.new_item_id},
+            )
+    if stale:
+        ConfirmationRequest.objects.filter(pk=req.pk, status=ConfirmationStatus.PENDING).update(
+            status=ConfirmationStatus.DISMISSED, resolved_at=now
+        )
+        raise ConfirmationError(f"confirmation {confirmation_id} no longer applies: the value changed since")
+    req.refresh_from_db()
+    return req

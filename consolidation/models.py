@@ -94,6 +94,8 @@ class SnapshotReason(models.TextChoices):
     MANUAL = "manual"
     ROLLBACK_POINT = "rollback_point"
     RESTORE = "restore"
+    CONFIRMATION = "confirmation"  # the user rejected a contradiction: the old value is current again
+    PROPOSAL = "proposal"  # an admin approved a held consolidation
 
 
 class Snapshot(models.Model):
@@ -109,3 +111,74 @@ class Snapshot(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "version"], name="snapshot_user_version_uniq")]
         ordering = ["user_id", "-version"]
+
+
+class MemoryVersion(models.Model):
+    """Per-user memory version number: the compare-and-set token of every memory write.
+
+    Consolidation reads ``version`` before planning and applies its plan only if
+    ``UPDATE … SET version = version + 1 WHERE user = u AND version = read`` hits
+    one row (``consolidation.snapshots.memory_version_bump`` for other writers);
+    a lost race re-plans or defers. No row yet = version 0.
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_version")
+    version = models.PositiveBigIntegerField(default=0)
+    updated_at = models.DateTimeField(null=True, blank=True)
+
+
+class ConfirmationStatus(models.TextChoices):
+    PENDING = "pending"
+    CONFIRMED = "confirmed"
+    REJECTED = "rejected"  # the old value was restored as current
+    DISMISSED = "dismissed"  # superseded by a later change or a restore
+
+
+class ConfirmationRequest(models.Model):
+    """A contradiction that matters (city, role, company, department) waiting for the user.
+
+    Consolidation made ``new_item`` current and closed ``old_item``; until the user
+    confirms or rejects, agents and the memory page surface "earlier X, now Y — confirm?"
+    (``consolidation.selectors.pending_confirmations``).
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_confirmations")
+    key = models.CharField(max_length=64)
+    old_item = models.ForeignKey("profiles.MemoryItem", on_delete=models.CASCADE, related_name="+")
+    new_item = models.ForeignKey("profiles.MemoryItem", on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=16, choices=ConfirmationStatus.choices, default=ConfirmationStatus.PENDING)
+    created_at = models.DateTimeField()
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "status"], name="confirm_user_status")]
+
+
+class ProposalStatus(models.TextChoices):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+class ConsolidationProposal(models.Model):
+    """A consolidation the loss guard held back: it would have removed too much.
+
+    ``journal_entry_ids`` are the entries the run would have consumed (they stay
+    pending; the user's consolidations wait while a proposal is pending);
+    ``removals`` is ``[{"item_id": int, "reason": str}]`` — ids and reason codes
+    only, never memory text. ``items_at_start`` / ``removed`` are the counts the
+    guard compared with ``BIZMEMORY['CONSOLIDATION_MAX_LOSS_SHARE']``.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_proposals")
+    status = models.CharField(max_length=16, choices=ProposalStatus.choices, default=ProposalStatus.PENDING)
+    journal_entry_ids = models.JSONField(default=list)
+    removals = models.JSONField(default=list)
+    items_at_start = models.PositiveIntegerField(default=0)
+    removed = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField()
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "status"], name="proposal_user_status")]

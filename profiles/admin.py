@@ -1,13 +1,31 @@
 from django.contrib import admin
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
-from .models import Agent, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, PlatformAPIKey
+from .models import Agent, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, PlatformAPIKey
 
 
 @admin.register(PlatformAPIKey)
 class PlatformAPIKeyAdmin(APIKeyModelAdmin):
-    list_display = (*APIKeyModelAdmin.list_display, "scope")
+    list_display = (*APIKeyModelAdmin.list_display, "scope", "agents")
     list_filter = (*APIKeyModelAdmin.list_filter, "scope")
+
+
+@admin.register(MemoryVector)
+class MemoryVectorAdmin(admin.ModelAdmin):
+    """The search index: derived data, rebuilt by services, never edited by hand."""
+
+    list_display = ("user", "source", "kind", "item", "message", "model", "dim", "date")
+    list_filter = ("source", "model")
+    list_select_related = ("user",)
+    raw_id_fields = ("user", "item", "message")
+    exclude = ("embedding",)
+    search_fields = ("user__username",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Agent)

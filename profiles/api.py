@@ -1,21 +1,43 @@
-"""Agent read API (read-scope keys only). Agents never get a write endpoint."""
+"""Agent read API (read-scope keys only). Agents never get a write endpoint.
+
+Every request names the ``user`` (platform user id) and the calling ``agent`` (the
+entry agent or an expert); a key limited to some agents is refused for the others
+(403, field ``agent``). One view per operation, GET only (other methods → 405),
+explicit input and output serializers; the OpenAPI schema is at ``/api/v1/schema/``.
+"""
+
+from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .permissions import HasReadKey
-from .selectors import memory_context
+from bizmemory.api import FieldNotFound
+
+from .mcp_server import tool_manifest
+from .models import MemoryItem
+from .permissions import ApiKeyRateThrottle, HasReadKey, require_agent_allowed
+from .search import memory_search
+from .selectors import SessionNotFound, memory_access_reason, memory_context, memory_document_get, memory_item_get
 
 
-class ContextQuery(serializers.Serializer):
-    user = serializers.CharField(max_length=150)
-    agent = serializers.SlugField(max_length=64)
-    budget = serializers.IntegerField(min_value=1, max_value=32000, required=False)
-    temporary = serializers.BooleanField(required=False, default=False)
+class ReadQuery(serializers.Serializer):
+    user = serializers.CharField(max_length=150, help_text="Platform user id.")
+    agent = serializers.SlugField(max_length=64, help_text="Calling agent or expert slug.")
+    session = serializers.CharField(max_length=128, required=False,
+                                    help_text="Current session id (one of the user's); a temporary session reads nothing.")
+    temporary = serializers.BooleanField(required=False, default=False, help_text="The caller is in a temporary session.")
+
+
+class ContextQuery(ReadQuery):
+    budget = serializers.IntegerField(min_value=1, max_value=32000, required=False,
+                                      help_text="Token budget (tiktoken); default BIZMEMORY_CONTEXT_DEFAULT_TOKENS.")
+    query = serializers.CharField(max_length=2000, required=False, allow_blank=True,
+                                  help_text="The user's current question: facts are ranked by relevance to it.")
 
 
 class ContextOut(serializers.Serializer):
@@ -23,29 +45,200 @@ class ContextOut(serializers.Serializer):
     tokens = serializers.IntegerField()
     budget = serializers.IntegerField()
     item_ids = serializers.ListField(child=serializers.IntegerField())
+    message_ids = serializers.ListField(child=serializers.IntegerField())
+    sections = serializers.DictField(child=serializers.IntegerField())
     reason = serializers.CharField()
 
 
-class ContextView(APIView):
-    """GET /api/v1/context?user=&agent=&budget= — the memory text to inject.
+class SearchQuery(ReadQuery):
+    query = serializers.CharField(max_length=2000)
+    scope = serializers.ChoiceField(choices=["memory", "sessions"], default="memory")
+    top_k = serializers.IntegerField(min_value=1, max_value=50, default=5)
+    min_similarity = serializers.FloatField(min_value=-1.0, max_value=1.0, required=False,
+                                            help_text="Cosine threshold for vector hits; default per embedder.")
 
-    ``budget`` is in tiktoken tokens (default ``BIZMEMORY['CONTEXT_DEFAULT_TOKENS']``);
-    the text never exceeds it. Unknown user → 404. Response: ``ContextOut``.
-    """
 
+class SearchHitOut(serializers.Serializer):
+    id = serializers.IntegerField(help_text="Memory item id (scope memory) or message id (scope sessions).")
+    kind = serializers.CharField(help_text="profile / preference / fact, or user / assistant for messages.")
+    text = serializers.CharField()
+    date = serializers.DateTimeField()
+    score = serializers.FloatField()
+    similarity = serializers.FloatField(allow_null=True)
+    lexical = serializers.FloatField()
+    session = serializers.CharField(allow_null=True)
+
+
+class SearchOut(serializers.Serializer):
+    scope = serializers.CharField()
+    reason = serializers.CharField()
+    time_cue = serializers.BooleanField()
+    hits = SearchHitOut(many=True)
+
+
+class MemoryGetQuery(ReadQuery):
+    item_id = serializers.IntegerField(min_value=1, required=False)
+    from_line = serializers.IntegerField(min_value=1, required=False)
+    to_line = serializers.IntegerField(min_value=1, required=False)
+
+    def validate(self, attrs):
+        if attrs.get("from_line") and attrs.get("to_line") and attrs["from_line"] > attrs["to_line"]:
+            raise ValidationError({"to_line": ["must be >= from_line"]})
+        return attrs
+
+
+class MemoryItemOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    key = serializers.CharField()
+    value = serializers.CharField()
+    text = serializers.CharField(allow_blank=True)
+    fact_date = serializers.DateField(allow_null=True)
+    valid_from = serializers.DateTimeField()
+    confirmed_at = serializers.DateTimeField()
+
+
+class MemoryGetOut(serializers.Serializer):
+    reason = serializers.CharField()
+    text = serializers.CharField(allow_blank=True)
+    from_line = serializers.IntegerField()
+    to_line = serializers.IntegerField()
+    total_lines = serializers.IntegerField()
+    version = serializers.IntegerField()
+    item = MemoryItemOut(allow_null=True)
+
+
+class ToolFunctionOut(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField()
+    parameters = serializers.JSONField()
+
+
+class ToolOut(serializers.Serializer):
+    type = serializers.CharField()
+    function = ToolFunctionOut()
+
+
+class ToolsOut(serializers.Serializer):
+    tools = ToolOut(many=True)
+
+
+class _ReadView(APIView):
     permission_classes = [HasReadKey]
+    throttle_classes = [ApiKeyRateThrottle]
+    query_serializer: type[ReadQuery] = ReadQuery
 
-    def get(self, request):
-        q = ContextQuery(data=request.query_params)
+    def read_args(self, request) -> tuple[dict, object, bool]:
+        """Validate the query string; returns ``(data, user, temporary)``.
+
+        Raises 400 (bad field), 403 (key limited to other agents, field ``agent``) or
+        404 (unknown user, or a session that is not this user's: field ``user``/``session``).
+        """
+        q = self.query_serializer(data=request.query_params)
         q.is_valid(raise_exception=True)
         data = q.validated_data
+        require_agent_allowed(request, data["agent"])
         user = get_user_model().objects.filter(username=data["user"]).first()
         if user is None:
-            raise NotFound("unknown user")
-        ctx = memory_context(
-            user=user,
-            agent_slug=data["agent"],
-            budget=data.get("budget") or settings.BIZMEMORY["CONTEXT_DEFAULT_TOKENS"],
-            temporary=data["temporary"],
-        )
+            raise FieldNotFound("unknown user", field="user")
+        temporary = data["temporary"]
+        if data.get("session") and self.check_session:
+            from consolidation.models import Session
+
+            session = Session.objects.filter(external_id=data["session"], user=user).values_list("temporary", flat=True)
+            found = list(session)
+            if not found:
+                raise FieldNotFound("unknown session", field="session")
+            temporary = temporary or found[0]
+        return data, user, temporary
+
+    check_session = True
+
+
+class ContextView(_ReadView):
+    """GET /api/v1/context — the memory text to inject into the agent's prompt.
+
+    Query: ``ContextQuery`` (``user``, ``agent``, optional ``query``, ``budget`` in
+    tiktoken tokens, ``session``, ``temporary``). Returns ``ContextOut``: ``text`` never
+    over ``budget``, with the items and session turns used, or empty with ``reason``
+    (``memory_off``, ``expert_off``, ``temporary_session``, ``no_memory``,
+    ``budget_too_small``). Errors: 400 / 403 / 404 naming the field.
+    """
+
+    query_serializer = ContextQuery
+    check_session = False  # memory_context checks ownership and temporariness itself
+
+    @extend_schema(operation_id="context", parameters=[ContextQuery], responses=ContextOut)
+    def get(self, request):
+        data, user, temporary = self.read_args(request)
+        try:
+            ctx = memory_context(
+                user=user,
+                agent_slug=data["agent"],
+                budget=data.get("budget") or settings.BIZMEMORY["CONTEXT_DEFAULT_TOKENS"],
+                query=data.get("query") or "",
+                session_id=data.get("session"),
+                temporary=temporary,
+            )
+        except SessionNotFound as exc:
+            raise FieldNotFound("unknown session", field="session") from exc
         return Response(ContextOut(ctx).data)
+
+
+class MemorySearchView(_ReadView):
+    """GET /api/v1/memory/search — the ``memory_search`` tool: hybrid search of the user's memory.
+
+    Query: ``SearchQuery``. Returns ``SearchOut`` (at most ``top_k`` hits, best first; session
+    texts PII-masked). Switched-off memory → no hits and the ``reason``.
+    """
+
+    query_serializer = SearchQuery
+
+    @extend_schema(operation_id="memory_search", parameters=[SearchQuery], responses=SearchOut)
+    def get(self, request):
+        data, user, temporary = self.read_args(request)
+        res = memory_search(
+            user=user, agent_slug=data["agent"], query=data["query"], scope=data["scope"], top_k=data["top_k"],
+            min_similarity=data.get("min_similarity"), temporary=temporary,
+        )
+        return Response(SearchOut({"scope": data["scope"], "reason": res.reason, "time_cue": res.time_cue,
+                                   "hits": res.hits}).data)
+
+
+class MemoryGetView(_ReadView):
+    """GET /api/v1/memory — the ``memory_get`` tool: MEMORY.md, a line range of it, or one item.
+
+    Query: ``MemoryGetQuery`` (``item_id`` or ``from_line``/``to_line``, 1-based inclusive).
+    Returns ``MemoryGetOut``. An unknown, superseded or another user's ``item_id`` → 404
+    (field ``item_id``).
+    """
+
+    query_serializer = MemoryGetQuery
+
+    @extend_schema(operation_id="memory_get", parameters=[MemoryGetQuery], responses=MemoryGetOut)
+    def get(self, request):
+        data, user, temporary = self.read_args(request)
+        empty = {"text": "", "from_line": 0, "to_line": 0, "total_lines": 0, "version": 0, "item": None}
+        reason = memory_access_reason(user=user, agent_slug=data["agent"], temporary=temporary)
+        if reason:
+            return Response(MemoryGetOut({**empty, "reason": reason}).data)
+        if data.get("item_id"):
+            try:
+                item = memory_item_get(user=user, item_id=data["item_id"])
+            except MemoryItem.DoesNotExist as exc:
+                raise FieldNotFound("unknown memory item", field="item_id") from exc
+            return Response(MemoryGetOut({**empty, "reason": "ok", "text": item["text"], "item": item}).data)
+        doc = memory_document_get(user=user, from_line=data.get("from_line"), to_line=data.get("to_line"))
+        return Response(MemoryGetOut({**doc, "reason": "ok", "item": None}).data)
+
+
+class ToolsView(APIView):
+    """GET /api/v1/tools — the agent tools in OpenAI function-calling format: exactly
+    ``memory_search`` and ``memory_get`` (no write tool). Read key required."""
+
+    permission_classes = [HasReadKey]
+    throttle_classes = [ApiKeyRateThrottle]
+
+    @extend_schema(operation_id="tools_manifest", responses=ToolsOut)
+    def get(self, request):
+        return Response(ToolsOut({"tools": tool_manifest()}).data)

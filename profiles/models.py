@@ -145,8 +145,63 @@ class PlatformAPIKey(AbstractAPIKey):
     """
 
     scope = models.CharField(max_length=16, choices=APIKeyScope.choices)
+    # Agent slugs this key may act for; empty = every agent (issue #6: "a key may be limited to some agents").
+    agents = models.JSONField(
+        default=list, blank=True, help_text='JSON list of agent slugs this key may read for, e.g. ["main", "finance"]; empty = all.'
+    )
+
+    def allows_agent(self, slug: str) -> bool:
+        """True when this key may act for agent ``slug`` (an empty ``agents`` list allows every agent)."""
+        return not self.agents or slug in self.agents
 
     class Meta(AbstractAPIKey.Meta):
         verbose_name = "API key"
         verbose_name_plural = "API keys"
         constraints = [models.CheckConstraint(condition=Q(scope__in=["ingest", "read"]), name="apikey_scope_valid")]
+
+
+class VectorSource(models.TextChoices):
+    ITEM = "item"  # a current MemoryItem (scope=memory)
+    MESSAGE = "message"  # a past conversation message (scope=sessions)
+
+
+class MemoryVector(models.Model):
+    """One search chunk of a user's memory and its embedding.
+
+    Exactly one of ``item``/``message`` is set (``source`` says which); deleting
+    either deletes the vector, and ``profiles.search.memory_index_refresh`` drops
+    vectors of superseded items. ``text`` is the chunk as embedded; ``date`` is the
+    time it refers to (fact date, item ``valid_from`` or message time), used for
+    time decay. ``embedding`` is ``dim`` little-endian float32 values (L2-normalised)
+    from the embedder named ``model``. On PostgreSQL the same vector is also kept in
+    the pgvector column ``embedding_pg`` (added by migration 0004 only there) with
+    HNSW cosine indexes; other databases compute similarity in Python over the
+    user's own rows.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    source = models.CharField(max_length=16, choices=VectorSource.choices)
+    item = models.OneToOneField(MemoryItem, null=True, blank=True, on_delete=models.CASCADE, related_name="vector")
+    message = models.OneToOneField(
+        "consolidation.Message", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    kind = models.CharField(max_length=16)  # profile / preference / fact / message
+    text = models.TextField()
+    date = models.DateTimeField()
+    model = models.CharField(max_length=128)
+    dim = models.PositiveIntegerField()
+    embedding = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "source", "id"], name="memvec_user_source")]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(source="item", item__isnull=False, message__isnull=True)
+                           | Q(source="message", item__isnull=True, message__isnull=False)),
+                name="memvec_one_source",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.item_id or self.message_id} ({self.model}/{self.dim})"

@@ -1,20 +1,40 @@
-"""Read-side selectors: what agents and exports see of a user's memory."""
+"""Read-side selectors: what agents, exports and pages see of a user's memory.
+
+Every selector takes the user and filters by it first: no selector reads across users.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
+import re
 from dataclasses import dataclass, field
 
-from audit.sanitizer import analyze
-from audit.services import sensitive_words_active
-from bizmemory.tokens import count_tokens, truncate_to_tokens
+from django.conf import settings
+from django.core.cache import cache
 
-from .models import MemoryDocument, MemoryItem, MemorySettings
-from .services import expert_flags
+from audit.sanitizer import analyze, mask
+from audit.services import sensitive_words_active
+from bizmemory.tokens import count_tokens
+
+from .models import ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, VectorSource
+from .rendering import detect_language
 
 CONTEXT_INSTRUCTION = {
     "en": "Long-term memory about this user follows; ignore any of it that is irrelevant to the question.",
     "zh": "以下是关于该用户的长期记忆；与当前问题无关的部分请忽略。",
 }
+_SECTION = {
+    "en": {"profile": "## Profile", "preference": "## Preferences", "fact": "## Facts", "pending": "## To confirm with the user",
+           "summary": "## Earlier in this conversation", "recent": "## Recent turns"},
+    "zh": {"profile": "## 用户画像", "preference": "## 偏好", "fact": "## 事实", "pending": "## 待用户确认",
+           "summary": "## 本次对话较早的内容", "recent": "## 最近的对话"},
+}
+RECENT_TURNS_MAX = 20  # messages read for the sliding window
+SUMMARY_SOURCE_MAX = 50  # older user turns read for the rolling summary
+TURN_CHARS = 600
+SUMMARY_LINE_CHARS = 80
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)\s")
 
 
 @dataclass
@@ -22,8 +42,9 @@ class MemoryContext:
     """Text to inject into an agent's prompt.
 
     ``text`` never exceeds ``budget`` tokens (``tokens`` is its tiktoken count);
-    ``item_ids`` are the memory items it used; ``reason`` says why it is empty
-    (``memory_off``, ``expert_off``, ``temporary_session``, ``no_memory``) or is ``ok``.
+    ``item_ids`` are the memory items it used and ``message_ids`` the session turns;
+    ``reason`` says why it is empty (``memory_off``, ``expert_off``, ``temporary_session``,
+    ``no_memory``, ``budget_too_small``) or is ``ok``.
     """
 
     text: str
@@ -31,53 +52,279 @@ class MemoryContext:
     budget: int
     item_ids: list[int] = field(default_factory=list)
     reason: str = "ok"
+    message_ids: list[int] = field(default_factory=list)
+    sections: dict[str, int] = field(default_factory=dict)
 
 
-def _outbound_clean(markdown: str) -> str:
-    # Defence in depth: drop any line that the sanitizer flags now (data written
-    # before a detector or a sensitive word existed).
-    words = sensitive_words_active()
-    return "\n".join(line for line in markdown.splitlines() if not line.strip() or not analyze(line, sensitive_words=words))
+class SessionNotFound(LookupError):
+    """The session id is unknown or belongs to another user."""
 
 
-def memory_context(*, user, agent_slug: str, budget: int, temporary: bool = False) -> MemoryContext:
+def memory_access_reason(*, user, agent_slug: str, temporary: bool = False) -> str | None:
+    """Why ``agent_slug`` may not read ``user``'s memory now, or None when it may.
+
+    Reasons: ``memory_off`` (the user's global switch), ``temporary_session``,
+    ``expert_off`` (the user switched this expert off). Two queries at most.
+    """
+    ms = MemorySettings.objects.filter(user=user).values_list("memory_enabled", flat=True).first()
+    if ms is False:
+        return "memory_off"
+    if temporary:
+        return "temporary_session"
+    if ExpertSetting.objects.filter(user=user, agent__slug=agent_slug, memory_enabled=False).exists():
+        return "expert_off"
+    return None
+
+
+def _words_signature(words: list[str]) -> str:
+    return hashlib.sha1("\x00".join(words).encode()).hexdigest()[:12]
+
+
+def outbound_mask(text: str, *, words: list[str], words_sig: str | None = None) -> str:
+    """``text`` with the sanitizer's current hits masked (defence in depth for data stored before a
+    detector or a sensitive word existed). Results are cached per text and word list."""
+    if not text.strip():
+        return text
+    sig = words_sig or _words_signature(words)
+    key = "outbound:" + hashlib.sha1(f"{sig}\x00{text}".encode()).hexdigest()
+    out = cache.get(key)
+    if out is None:
+        hits = analyze(text, sensitive_words=words)
+        out = mask(text, hits) if hits else text
+        cache.set(key, out, 3600)
+    return out
+
+
+def _first_sentence(text: str) -> str:
+    first = _SENTENCE_END.split(text.strip(), maxsplit=1)[0].strip()
+    first = " ".join(first.split())
+    return first if len(first) <= SUMMARY_LINE_CHARS else first[: SUMMARY_LINE_CHARS - 1] + "…"
+
+
+def _pending_lines(user) -> list[str]:
+    try:
+        from consolidation.selectors import pending_confirmations
+    except ImportError:  # consolidation's confirmation queue not installed in this build
+        return []
+    out = []
+    for p in pending_confirmations(user=user) or []:
+        get = p.get if isinstance(p, dict) else (lambda k, _p=p: getattr(_p, k, None))
+        text = get("question") or get("text") or (f"{get('key')}: {get('value')}" if get("key") else "")
+        if text:
+            out.append(f"- {' '.join(str(text).split())}")
+    return out
+
+
+class _Filler:
+    """Greedy token accounting: sections of lines are taken while they fit the budget."""
+
+    def __init__(self, budget: int):
+        self.left = budget
+        self.sections: dict[str, list[tuple[str, object]]] = {}
+
+    def take(self, name: str, header: str, lines: list[tuple[str, object]], cap: int, *, contiguous: bool = False) -> int:
+        """Add lines (``(text, ref)``) of section ``name`` while they fit ``cap`` tokens; returns tokens used."""
+        cap = min(cap, self.left)
+        used = 0
+        chosen: list[tuple[str, object]] = []
+        header_cost = count_tokens(header + "\n")
+        for text, ref in lines:
+            cost = count_tokens(text + "\n") + (0 if chosen else header_cost)
+            if used + cost > cap:
+                if contiguous:
+                    break
+                continue
+            chosen.append((text, ref))
+            used += cost
+        if chosen:
+            self.sections[name] = [(header, None), *chosen]
+        self.left -= used
+        return used
+
+
+def _item_line(item) -> str:
+    text = " ".join((item.text or f"{item.key}: {item.value}").split())
+    if item.kind == "fact" and item.fact_date:
+        return f"- {text} ({item.fact_date.isoformat()})"
+    return f"- {text}"
+
+
+def _ranked_facts(user, facts: list, query: str, now) -> list:
+    recency = sorted(facts, key=lambda i: (i.fact_date or i.valid_from.date(), i.pk), reverse=True)
+    if not query or not facts:
+        return recency
+    from .search import _index_is_stale, memory_index_refresh, search_chunks
+
+    if _index_is_stale(user.pk):
+        memory_index_refresh(user_id=user.pk)
+    hits, _ = search_chunks(user_id=user.pk, query=query, source=VectorSource.ITEM, top_k=len(facts) + 50, now=now)
+    rank = {h.id: n for n, h in enumerate(hits)}
+    order = {i.pk: n for n, i in enumerate(recency)}
+    return sorted(facts, key=lambda i: (rank.get(i.pk, len(rank)), order[i.pk]))
+
+
+def memory_context(
+    *, user, agent_slug: str, budget: int, query: str = "", session_id: str | None = None,
+    temporary: bool = False, now: dt.datetime | None = None,
+) -> MemoryContext:
     """Build the memory context for ``user`` as seen by agent ``agent_slug``.
 
-    Inputs: the user, the calling agent or expert slug, the token ``budget``
-    (> 0, tiktoken tokens) and whether the session is temporary. Returns a
-    :class:`MemoryContext`; switched-off memory gives empty text with the reason.
+    Inputs: the user; the calling agent or expert slug; the token ``budget`` (≥ 1,
+    tiktoken tokens, ``BIZMEMORY['TOKENIZER']``); an optional ``query`` (facts are then
+    ranked by ``profiles.search`` relevance, else newest first); an optional
+    ``session_id`` (platform id of one of the user's sessions: its last turns — the
+    sliding window, newest kept first — plus an extractive rolling summary of its
+    older user turns, first sentence of each, PII masked); ``temporary``.
+
+    Output: a :class:`MemoryContext` whose text opens with the one-line instruction to
+    ignore irrelevant memory, then profile, preferences, facts, pending confirmations
+    (``consolidation.selectors.pending_confirmations`` when installed), summary and
+    recent turns, and never exceeds ``budget`` tokens. With a session, memory gets at
+    most 60 % of the budget and the summary a quarter of the rest. Switched-off memory,
+    a switched-off expert or a temporary session give empty text and the reason.
+    A bounded number of queries (≈ 10) whatever the number of items.
+
+    Errors: :class:`SessionNotFound` when ``session_id`` is not one of the user's
+    sessions; ``ValueError`` when ``budget`` < 1.
     """
-    ms = MemorySettings.objects.filter(user=user).first()
-    if ms is not None and not ms.memory_enabled:
-        return MemoryContext("", 0, budget, reason="memory_off")
-    if temporary:
-        return MemoryContext("", 0, budget, reason="temporary_session")
-    disabled, _ = expert_flags(user=user)
-    if agent_slug in disabled:
-        return MemoryContext("", 0, budget, reason="expert_off")
-    doc = MemoryDocument.objects.filter(user=user).first()
-    if doc is None or not doc.markdown:
+    if budget < 1:
+        raise ValueError("budget must be >= 1 token")
+    session = None
+    if session_id:
+        from consolidation.models import Session
+
+        session = Session.objects.filter(external_id=session_id, user=user).only("id", "temporary").first()
+        if session is None:
+            raise SessionNotFound(session_id)
+        temporary = temporary or session.temporary
+    reason = memory_access_reason(user=user, agent_slug=agent_slug, temporary=temporary)
+    if reason:
+        return MemoryContext("", 0, budget, reason=reason)
+    items = list(MemoryItem.objects.current().filter(user=user).only(
+        "id", "kind", "key", "value", "text", "fact_date", "valid_from", "confirmed_at"
+    ))
+    recent, older = [], []
+    if session is not None:
+        from consolidation.models import Message
+
+        recent = list(
+            Message.objects.filter(session=session, role__in=["user", "assistant"])
+            .order_by("-id").values_list("id", "role", "content")[:RECENT_TURNS_MAX]
+        )
+        if len(recent) == RECENT_TURNS_MAX:
+            older = list(
+                Message.objects.filter(session=session, role="user", id__lt=recent[-1][0])
+                .order_by("-id").values_list("id", "role", "content")[:SUMMARY_SOURCE_MAX]
+            )
+    pending = _pending_lines(user)
+    if not items and not recent and not pending:
         return MemoryContext("", 0, budget, reason="no_memory")
-    lang = "zh" if doc.markdown.startswith("# 用户记忆") else "en"
-    head = CONTEXT_INSTRUCTION[lang] + "\n\n"
-    body = _outbound_clean(doc.markdown)
-    head_tokens = count_tokens(head)
-    if head_tokens >= budget:
+
+    lang = detect_language([i.text or i.value for i in items] + [m[2] for m in recent[:5]])
+    heads = _SECTION[lang]
+    head = CONTEXT_INSTRUCTION[lang]
+    head_cost = count_tokens(head + "\n")
+    if head_cost > budget:
         return MemoryContext("", 0, budget, reason="budget_too_small")
-    text = head + truncate_to_tokens(body, budget - head_tokens)
-    used = [i for i in MemoryItem.objects.current().filter(user=user).only("id", "text") if i.text and i.text in text]
-    return MemoryContext(text, count_tokens(text), budget, item_ids=[i.pk for i in used])
+    words = sensitive_words_active()
+    sig = _words_signature(words)
+    fill = _Filler(budget - head_cost)
+    mem_cap = fill.left if not recent else int(fill.left * 0.6)
+    start = fill.left
+    by_kind = {k: [i for i in items if i.kind == k] for k in ("profile", "preference", "fact")}
+    by_kind["profile"].sort(key=lambda i: (i.key, i.pk))
+    by_kind["preference"].sort(key=lambda i: (-i.confirmed_at.timestamp(), i.pk))
+    by_kind["fact"] = _ranked_facts(user, by_kind["fact"], query, now)
+    for kind in ("profile", "preference"):
+        lines = [(outbound_mask(_item_line(i), words=words, words_sig=sig), i.pk) for i in by_kind[kind]]
+        fill.take(kind, "\n" + heads[kind], lines, mem_cap - (start - fill.left))
+    fill.take("pending", "\n" + heads["pending"], [(outbound_mask(p, words=words, words_sig=sig), None) for p in pending],
+              mem_cap - (start - fill.left))
+    lines = [(outbound_mask(_item_line(i), words=words, words_sig=sig), i.pk) for i in by_kind["fact"]]
+    fill.take("fact", "\n" + heads["fact"], lines, mem_cap - (start - fill.left))
+    if recent:
+        turns = [(outbound_mask(f"{role}: {' '.join(content.split())[:TURN_CHARS]}", words=words, words_sig=sig), mid)
+                 for mid, role, content in recent]
+        summary_wanted = bool(older) or len(recent) > 2
+        fill.take("recent", "\n" + heads["recent"], turns, int(fill.left * 0.75) if summary_wanted else fill.left,
+                  contiguous=True)
+        shown = {ref for _, ref in fill.sections.get("recent", [])}
+        source = [m for m in recent if m[0] not in shown and m[1] == "user"] + older  # newest first
+        lines = [(outbound_mask(f"- {_first_sentence(content)}", words=words, words_sig=sig), mid)
+                 for mid, _, content in source if content.strip()]
+        fill.take("summary", "\n" + heads["summary"], lines, fill.left, contiguous=True)
+        for name in ("recent", "summary"):  # taken newest first, shown in time order
+            if name in fill.sections:
+                fill.sections[name] = [fill.sections[name][0], *reversed(fill.sections[name][1:])]
+
+    out: list[tuple[str, str, object]] = [("head", head, None)]
+    for name in ("profile", "preference", "fact", "pending", "summary", "recent"):
+        out.extend((name, text, ref) for text, ref in fill.sections.get(name, []))
+    text = "\n".join(t for _, t, _ in out)
+    tokens = count_tokens(text)
+    while tokens > budget and len(out) > 1:  # BPE merges across lines can add a token or two
+        out.pop()
+        if len(out) > 1 and out[-1][2] is None and out[-1][1].startswith("\n"):
+            out.pop()  # a section header left without lines
+        text = "\n".join(t for _, t, _ in out)
+        tokens = count_tokens(text)
+    return MemoryContext(
+        text=text,
+        tokens=tokens,
+        budget=budget,
+        item_ids=[ref for name, _, ref in out if ref is not None and name in ("profile", "preference", "fact")],
+        message_ids=sorted(ref for name, _, ref in out if ref is not None and name in ("recent", "summary")),
+        sections={name: sum(1 for n, _, r in out if n == name and r is not None) for name in fill.sections},
+    )
+
+
+def memory_document_get(*, user, from_line: int | None = None, to_line: int | None = None) -> dict:
+    """The user's rendered MEMORY.md, or lines ``from_line``..``to_line`` of it (1-based, inclusive).
+
+    Returns ``{"text", "from_line", "to_line", "total_lines", "version"}``; lines the sanitizer
+    flags now are masked in place (line numbers stay stable). Raises ``ValueError`` when
+    ``from_line`` > ``to_line``. An empty document gives ``text`` "" and ``total_lines`` 0.
+    """
+    doc = MemoryDocument.objects.filter(user=user).only("markdown", "version").first()
+    lines = (doc.markdown if doc else "").splitlines()
+    total = len(lines)
+    lo = max(1, from_line or 1)
+    hi = min(total, to_line or total)
+    if from_line and to_line and from_line > to_line:
+        raise ValueError("from_line must be <= to_line")
+    words = sensitive_words_active()
+    sig = _words_signature(words)
+    chosen = [outbound_mask(line, words=words, words_sig=sig) for line in lines[lo - 1 : hi]]
+    return {
+        "text": "\n".join(chosen),
+        "from_line": lo if chosen else 0,
+        "to_line": hi if chosen else 0,
+        "total_lines": total,
+        "version": doc.version if doc else 0,
+    }
+
+
+def memory_item_get(*, user, item_id: int) -> dict:
+    """One of ``user``'s current memory items as a dict (``MemoryItem.as_dict`` plus ``confirmed_at``),
+    text masked as on the way out. Raises ``MemoryItem.DoesNotExist`` for an unknown id, a
+    superseded item or another user's item (indistinguishable on purpose)."""
+    item = MemoryItem.objects.current().get(user=user, pk=item_id)
+    words = sensitive_words_active()
+    d = item.as_dict()
+    d["text"] = outbound_mask(d["text"], words=words)
+    d["confirmed_at"] = item.confirmed_at.isoformat()
+    return d
 
 
 def search_index_chunks(*, user) -> list[dict]:
-    """Chunks indexed for search over the user's long-term memory: one per current item.
-
-    Returns ``[{"item_id", "kind", "text"}]``. (v1 searches the item texts themselves;
-    deleting or superseding an item removes its chunk.)
-    """
+    """The chunks of the user's long-term memory that are in the search index (one per indexed
+    current item), as stored: ``[{"item_id", "kind", "text", "model", "dim"}]`` in item order.
+    Deleting or superseding an item removes its chunk (``profiles.search.memory_index_refresh``)."""
     return [
-        {"item_id": i.pk, "kind": i.kind, "text": i.text or i.value}
-        for i in MemoryItem.objects.current().filter(user=user).order_by("id")
+        {"item_id": item_id, "kind": kind, "text": text, "model": model, "dim": dim}
+        for item_id, kind, text, model, dim in MemoryVector.objects.filter(
+            user=user, source=VectorSource.ITEM, item__valid_until__isnull=True
+        ).order_by("item_id").values_list("item_id", "kind", "text", "model", "dim")
     ]
 
 

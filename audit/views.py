@@ -1,0 +1,120 @@
+"""Staff review pages for the quarantine (server-rendered, no JavaScript).
+
+Anonymous visitors are sent to the login page; signed-in non-staff users get 403.
+Actions are POST only (CSRF-protected); the logic lives in ``audit.services``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from . import services
+from .forms import QuarantineFilterForm
+from .selectors import quarantine_detail, quarantine_list
+
+PAGE_SIZE = 50
+
+
+def staff_required(view):
+    """Anonymous → login redirect; authenticated non-staff → 403 (PermissionDenied)."""
+
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not request.user.is_staff:
+            raise PermissionDenied("staff only")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@require_GET
+@staff_required
+def quarantine_list_view(request):
+    """GET /review/?type=&date_from=&date_to=&user=&page= — quarantine records, 50 a page,
+    with hit types and masked previews. Invalid filters → the page with errors, status 400."""
+    form = QuarantineFilterForm(request.GET or None)
+    status = 200
+    filters = {}
+    if form.is_bound:
+        if form.is_valid():
+            d = form.cleaned_data
+            filters = {"hit_type": d["type"], "date_from": d["date_from"], "date_to": d["date_to"], "username": d["user"].strip()}
+        else:
+            status = 400
+    page = Paginator(quarantine_list(**filters), PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request, "audit/quarantine_list.html", {"form": form, "page": page, "query": query.urlencode()}, status=status
+    )
+
+
+def _record_or_404(pk: int):
+    rec = quarantine_detail(record_id=pk)
+    if rec is None:
+        raise Http404("no such quarantine record")
+    return rec
+
+
+@require_GET
+@staff_required
+def quarantine_detail_view(request, pk: int):
+    """GET /review/<id>/ — one record: masked preview, hits, references, and the actions."""
+    return render(request, "audit/quarantine_detail.html", {"rec": _record_or_404(pk)})
+
+
+@never_cache
+@require_POST
+@staff_required
+def quarantine_reveal_view(request, pk: int):
+    """POST /review/<id>/reveal — show the decrypted original once (not cached), audited."""
+    rec = _record_or_404(pk)
+    try:
+        original = services.quarantine_reveal(record_id=pk, actor=request.user)
+    except services.QuarantineGone as exc:
+        raise Http404(str(exc)) from exc
+    except services.QuarantineUnreadable as exc:
+        return render(request, "audit/quarantine_detail.html", {"rec": rec, "error": str(exc)}, status=409)
+    return render(request, "audit/quarantine_detail.html", {"rec": rec, "original": original, "revealed": True})
+
+
+@require_POST
+@staff_required
+def quarantine_delete_view(request, pk: int):
+    """POST /review/<id>/delete — delete the record now (audited), back to the list."""
+    try:
+        services.quarantine_delete(record_id=pk, actor=request.user)
+    except services.QuarantineGone as exc:
+        raise Http404(str(exc)) from exc
+    messages.success(request, f"Quarantine record {pk} deleted.")
+    return redirect("audit:quarantine-list")
+
+
+@require_POST
+@staff_required
+def quarantine_false_positive_view(request, pk: int):
+    """POST /review/<id>/false-positive — re-submit the message with its flagged spans
+    allowed, delete the record (audited), back to the list with the counts."""
+    try:
+        res = services.quarantine_mark_false_positive(record_id=pk, actor=request.user)
+    except services.QuarantineGone as exc:
+        raise Http404(str(exc)) from exc
+    except services.QuarantineUnreadable as exc:
+        return render(request, "audit/quarantine_detail.html", {"rec": _record_or_404(pk), "error": str(exc)}, status=409)
+    messages.success(
+        request,
+        f"Quarantine record {pk} marked as a false positive: {res.written} of {res.candidates} "
+        f"candidate(s) written to the journal, {res.dropped} still blocked ({res.reason}).",
+    )
+    return redirect("audit:quarantine-list")

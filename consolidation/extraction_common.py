@@ -1,0 +1,203 @@
+"""Shared pieces of the rule extractor: :class:`Candidate`, injection detection, rendering of a
+candidate's text from its key and value, number/month helpers, never-rules common to both
+languages, and the skill / tool-preference matchers. Pure Python, no Django.
+Used by :mod:`consolidation.extraction_zh`, :mod:`consolidation.extraction_en` and the public
+entry point :mod:`consolidation.extraction_rules`.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass
+
+from . import extraction_lexicon as L
+
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One memory candidate. ``key`` is the attribute (latest value per key wins downstream);
+    ``value`` is the tight span in the user's words; ``text`` is the rendered line built only
+    from key and value; ``operation`` is ``"set"`` or ``"retract"``."""
+
+    kind: str
+    key: str
+    value: str
+    text: str
+    lang: str
+    fact_date: _dt.date | None = None
+    operation: str = "set"
+
+
+# --------------------------------------------------------------------------- helpers
+def _alt(words) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_ZH_NUM = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_EN_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+           "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2, "several": 3, "a few": 3}
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]
+
+
+def _zh_int(s: str) -> int | None:
+    if s.isdigit():
+        return int(s)
+    if not s or any(c not in _ZH_NUM for c in s):
+        return None
+    if s == "十":
+        return 10
+    if s.startswith("十"):
+        return 10 + _ZH_NUM[s[1]]
+    if s.endswith("十"):
+        return _ZH_NUM[s[0]] * 10
+    if "十" in s:
+        a, b = s.split("十", 1)
+        return _ZH_NUM[a] * 10 + _ZH_NUM[b]
+    return _ZH_NUM[s] if len(s) == 1 else None
+
+
+def _shift_month(y: int, m: int, delta: int) -> tuple[int, int]:
+    t = y * 12 + (m - 1) + delta
+    return t // 12, t % 12 + 1
+
+
+# --------------------------------------------------------------------------- injection
+_INJECTION_RE = re.compile(
+    r"(写进|写入|存入|存进|记入|加入|保存到|记到)(你的)?(长期)?记忆|系统指令|系统提示词|以下为系统|忽略(之前|以上|前面|所有)的?(所有)?(指令|规则|设定)"
+    r"|永久(记住|保存|存储)|开发者模式|越狱"
+    r"|system\s+(override|prompt|instruction)|ignore\s+(all\s+)?(previous|prior|above|earlier)\s+(instructions|rules)"
+    r"|store\s+this\s+permanently|(add|write|save|commit)\s+(this|the following)\s+(to|in|into)\s+(your\s+)?(long[- ]term\s+)?memory"
+    r"|remember\s+this\s+permanently|developer\s+mode|jailbreak|you\s+are\s+now\s+in",
+    re.I,
+)
+
+
+def detect_injection(text: str) -> bool:
+    """Return True when ``text`` (any length, any language) contains an instruction that tries
+    to write into the assistant's memory or override its rules, anywhere in the text.
+    Never raises; ``None``/empty input returns False."""
+    return bool(text) and bool(_INJECTION_RE.search(text))
+
+
+
+_PROJECT = re.compile(
+    r"\d+(?:\.\d+)?\s*(?:%|元|块|万|亿|台|单|个工作日|k\b|m\b)|[£$€¥]\s*\d|\b(?:USD|EUR|GBP|RMB|CNY|AUD)\s*\d|#\d+|(?-i:\b[A-Z]{2,}-\d+)"
+    r"|项目代号|代号|提测|上线|定稿|二期|一期|[\"“「][^\"”」]{1,10}[\"”」]项目|\bdeadline\b|\bdue\b|\bbug\b|\bProject [A-Z]|\bticket\b|\bRFP\b",
+    re.I,
+)
+_PII_LIKE = re.compile(r"\d{6,}|[\w.+-]+@[\w-]+\.\w+")
+
+def _lang_of(text: str) -> str:
+    cjk = len(_CJK.findall(text))
+    return "zh" if cjk >= 4 or (cjk and cjk * 3 >= len(re.findall(r"[A-Za-z]+", text))) else "en"
+
+
+def _strip_discourse(c: str, rx) -> str:
+    prev = None
+    while prev != c:
+        prev, c = c, rx.sub("", c.strip(), count=1).strip()
+    return c
+
+
+# --------------------------------------------------------------------------- labels & rendering
+_LABELS = {
+    "role": ("职位", "Role"), "department": ("部门", "Department"), "city": ("城市", "City"),
+    "industry": ("行业", "Industry"), "company": ("公司", "Company"), "education": ("教育背景", "Education"),
+    "seniority": ("职级", "Seniority"), "responsibility": ("负责", "Responsibility"), "skill": ("技能", "Skill"),
+}
+_PREF_LABELS = {
+    "answer_length": ("回答长度", "answer length"), "format": ("格式", "format"), "structure": ("结构", "structure"),
+    "language": ("语言", "language"), "tone": ("语气", "tone"), "units": ("单位", "units"), "currency": ("货币", "currency"),
+    "rounding": ("取整", "rounding"), "tool": ("工具", "tool"), "code_language": ("编程语言", "code language"),
+    "code_completeness": ("代码完整性", "code completeness"), "code_comments": ("代码注释", "code comments"),
+    "citation": ("引用", "citations"), "terminology": ("术语", "terminology"), "diet": ("饮食", "diet"),
+    "drink": ("饮品", "drink"), "transport": ("出行", "transport"), "schedule": ("作息", "schedule"),
+    "spelling": ("拼写", "spelling"), "punctuation": ("标点", "punctuation"), "emoji": ("表情符号", "emoji"),
+}
+_FACT_LABELS = {"school": ("就学", "schooling"), "birth": ("生育", "birth"), "marriage": ("婚姻", "marriage"),
+                "relocation": ("迁居", "relocation"), "graduation": ("毕业", "graduation"), "job_change": ("工作变动", "job change")}
+
+
+def _render(kind: str, key: str, value: str, lang: str, fact_date=None, prec=None, operation="set") -> str:
+    zh = lang == "zh"
+    if kind == "profile":
+        base = key.split(":", 1)[0]
+        label = _LABELS.get(base, (base, base))[0 if zh else 1]
+    elif kind == "preference":
+        parts = key.split(":")
+        topic = parts[1] if len(parts) > 1 else key
+        label = _PREF_LABELS.get(topic, (topic, topic))[0 if zh else 1]
+        if topic == "terminology" and len(parts) > 2:
+            label += ("「%s」" % parts[2]) if zh else (' "%s"' % parts[2])
+        elif topic == "tool" and len(parts) > 2:
+            label += ("（%s）" % parts[2]) if zh else (" (%s)" % parts[2])
+        label = ("偏好·" if zh else "Preference · ") + label
+    else:
+        topic = key.split(":")[1] if ":" in key else key
+        label = ("事实·" if zh else "Fact · ") + _FACT_LABELS.get(topic, (topic, topic))[0 if zh else 1]
+    if operation == "retract":
+        label = ("不再·" if zh else "No longer · ") + label
+    text = f"{label}：{value}" if zh else f"{label}: {value}"
+    if fact_date:
+        if zh:
+            text += f"（{fact_date.year}年{fact_date.month}月）" if prec == "month" else f"（{fact_date.year}年）"
+        else:
+            text += f" ({fact_date:%Y-%m})" if prec == "month" else f" ({fact_date.year})"
+    return text
+
+
+def _cand(kind, key, value, lang, fact_date=None, prec=None, operation="set") -> Candidate:
+    value = re.sub(r"\s+", " ", value).strip(" ，,。.：:、")
+    return Candidate(kind, key, value, _render(kind, key, value, lang, fact_date, prec, operation), lang, fact_date, operation)
+
+
+_TECH_ALL = sorted(set(L.TECH_SKILLS + [w for w in L.CODE_LANGUAGES if len(w) > 1] + ["C++", "C#"]), key=len, reverse=True)
+_TECH_RE = re.compile(r"(?<![A-Za-z0-9_.@])(" + _alt(_TECH_ALL) + r")(?![A-Za-z0-9_+#]|\.[A-Za-z])")
+_TOOLS_RE = re.compile(r"(?<![A-Za-z])(" + _alt(L.TOOLS) + r")(?![A-Za-z])")
+_CODE_LANG_SET = {w.lower() for w in L.CODE_LANGUAGES}
+
+def _skills(c: str, lang: str, out: list, skip: set) -> None:
+    seen = set()
+    for m in _TECH_RE.finditer(c):
+        name = m.group(1)
+        k = name.lower()
+        if k in seen or k in skip:
+            continue
+        seen.add(k)
+        out.append(_cand("profile", "skill:" + re.sub(r"\s+", "_", k), name, lang))
+
+
+def _tool_prefs(c: str, sent: str, lang: str, out: list, directive, code_ok: bool = True) -> set:
+    """Preferred tools / code languages named with a directive in clause ``c``; appends at most one
+    preference candidate to ``out`` and returns the lower-cased names consumed (also names that
+    were explicitly rejected: "not Excel"). ``code_ok=False`` leaves code languages alone (a plain
+    "I use SQL every day" is a skill, not a preference)."""
+    used = set()
+    if not directive.search(c):
+        return used
+    for m in re.finditer(r"(?<![A-Za-z])(" + _alt(list(L.TOOLS) + _TECH_ALL) + r")(?![A-Za-z+#])", c):
+        name = m.group(1)
+        before = c[max(0, m.start() - 30):m.start()].lower()
+        if re.search(r"(别|不要|不用|别给我|not|no|instead of|rather than|never|off|不是)\s*(plain\s+)?$", before):
+            used.add(name.lower())
+            continue
+        if lang == "zh" and not re.search(r"(用|按|使用|换成|改用|在)\s*$", before):
+            continue
+        if lang == "en" and not re.search(r"\b(use|using|in|to|on|with|prefer|(?:of choice|preferred \w+|go-to \w+|favou?rite \w+) is)\s*$", before) \
+                and not re.match(r"^" + re.escape(name), c):
+            continue
+        if name.lower() in _CODE_LANG_SET:
+            if not code_ok:
+                continue
+            key = "pref:code_language"
+        elif name in L.TOOLS:
+            key = "pref:tool:" + L.TOOLS[name]
+        else:
+            continue
+        out.append(_cand("preference", key, name, lang))
+        used.add(name.lower())
+        break
+    return used

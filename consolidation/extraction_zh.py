@@ -1,0 +1,315 @@
+"""Chinese rules of the extractor: sentence/clause splitting, subject detection, never-rules
+(questions, hypotheticals, emotions, temporary states, negation, past), profile / preference /
+fact patterns and relative-date resolution (去年, 上个月, 三年前 ...). Entry: :func:`extract_zh`.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+from . import extraction_lexicon as L
+from .extraction_common import (
+    _PII_LIKE, _PROJECT, _TECH_ALL, _TECH_RE, _alt, _cand, _shift_month, _skills, _strip_discourse, _tool_prefs, _zh_int,
+)
+
+
+def _resolve_date_zh(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
+    y, m, prec, found = at.year, None, "year", False
+    mm = re.search(r"(\d{4})年", s)
+    if mm:
+        y, found = int(mm.group(1)), True
+    elif "前年" in s:
+        y, found = at.year - 2, True
+    elif "去年" in s:
+        y, found = at.year - 1, True
+    elif "今年" in s:
+        found = True
+    elif "明年" in s:
+        y, found = at.year + 1, True
+    else:
+        mm = re.search(r"([一二两三四五六七八九十\d]{1,3})年前", s)
+        if mm and _zh_int(mm.group(1)):
+            y, found = at.year - _zh_int(mm.group(1)), True
+    if re.search(r"上个?月", s):
+        y, m = _shift_month(at.year, at.month, -1)
+    elif re.search(r"这个月|本月", s):
+        y, m = at.year, at.month
+    elif re.search(r"下个?月", s):
+        y, m = _shift_month(at.year, at.month, 1)
+    else:
+        mm = re.search(r"(?<![\d一二三四五六七八九十])(十[一二]?|[一二三四五六七八九]|1[0-2]|[1-9])月(?![份]?[\d一二三四五六七八九十]+[号日]?\s*(前|内))", s)
+        if mm:
+            m = _zh_int(mm.group(1))
+    if m:
+        return _dt.date(y, m, 1), "month"
+    if found:
+        return _dt.date(y, 1, 1), prec
+    return None
+
+
+_ZH_EMOTION = re.compile(r"烦死|好烦|真烦|焦虑|心力交瘁|崩溃|郁闷|压力(好|很|太|山)?大|想辞职|辞职算了|受不了|累死|气死|难受|无语|头疼|抓狂|绝望|心累|烦躁|委屈|难过|伤心|火大|憋屈|真想|要命|烦人")
+_ZH_TEMP = re.compile(r"这周|本周|下周|今天|明天|后天|今晚|今早|这两天|这几天|这阵子|最近|临时|暂时|目前先|这会儿|待会|一会儿?|月底前|周末|下个?月|这次|这趟|刚才")
+_ZH_HYPO = re.compile(r"如果|假如|(?<![主只])要是|假设|万一|若是|倘若|假使|换做是?我|换作是?我")
+_ZH_QWORD = re.compile(r"[吗呢嘛][？?]?$|是不是|要不要|该不该|能不能|可不可以|有没有|应不应该|[？?]")
+_ZH_QWORD_WEAK = re.compile(r"怎么|什么|多少|哪|几[天个]|为什么|如何|咋")
+_ZH_NEG = re.compile(r"不是|并非|别以为|不算|没在|从没|从来没|不属于|^不$")
+_ZH_PAST = re.compile(r"^(之前|以前|原来|过去|曾经|那时候|当时)|之前那种|以前那种|之前一直|以前一直")
+_ZH_REQUEST = re.compile(r"^(帮我|帮忙|请你?|麻烦|给我|你帮|能否|可以帮|替我|问一下|想问|问个|顺便把)")
+
+_ZH_DISCOURSE = re.compile(
+    r"^(你好|您好|好的|好吧|(?:好|对|早|行|嗯)(?=[，,。！!\s]|$)|嗯+|对了|另外|还有|顺便说一下|顺便说下|顺便|说起来|跟你说下|跟你说个喜事|跟你说|跟你同步一下|更新一下我的情况|先说下背景|"
+    r"早上好|其实|不过|但是|但|而且|所以|那么|那|行吧|OK|ok|可以|很好|不错|挺好|算了|哈哈|说实话|老规矩|是的|嗯嗯|没错|然后)[，,：:\s。！]*"
+)
+_ZH_OTHERS_RE = re.compile(r"^(是|因为|就是)?(有个|有位|有一个|有些|我们?的?)?(" + _alt(L.ZH_OTHERS) + r")")
+_ZH_FAMILY_RE = re.compile(r"^(我的?|我家)?(" + _alt(L.ZH_FAMILY) + r")")
+_ZH_REPORTED = re.compile(r"(客户|领导|老板|同事|他|她|他们|她们|对方|候选人)(说|表示|觉得|认为|要求|反馈)")
+
+def _zh_subject(c: str) -> str | None:
+    if _ZH_REPORTED.search(c):
+        return "other"
+    m = _ZH_FAMILY_RE.match(c)
+    if m:
+        return "family:" + m.group(2)
+    if re.match(r"^(我们|咱们|我司|我们公司|公司)(?!的?(" + _alt(L.ZH_OTHERS) + "))", c):
+        return "we"
+    if _ZH_OTHERS_RE.match(c) and not re.match(r"^我(是|在|做)", c):
+        return "other"
+    if re.match(r"^(你|请|帮我|麻烦|给我)", c):
+        return "you"
+    m = re.search(r"(?<![给帮让跟陪叫问诉对和替])(我|本人)(?!们)", c)
+    if m and m.start() <= 6:
+        return "self"
+    return None
+
+
+def _split_zh(text: str) -> list[tuple[str, list[str]]]:
+    out = []
+    for m in re.finditer(r"[^。！？!?；;\n]+[。！？!?；;\n]*", text):
+        sent = m.group(0).strip()
+        if not sent:
+            continue
+        body = sent.rstrip("。！？!?；;\n ")
+        clauses = [c.strip() for c in re.split(r"[，,：:]", body) if c.strip()]
+        out.append((sent, clauses))
+    return out
+
+
+# --------------------------------------------------------------------------- Chinese patterns
+_ZH_CITY_RE = re.compile("(" + _alt(L.ZH_CITIES) + ")(?![大石治小异藤路公园学站]|南站|[东西南北]站|南出发)")
+_ZH_PROV_RE = re.compile("(" + _alt(L.ZH_PROVINCES) + ")(?!大学|路)")
+_ZH_CITY_BAD_BEFORE = re.compile(r"(去|到|飞|飞往|出差|从|往|赴|离开|前往|来自)$")
+_ZH_CITY_MOVE = re.compile(r"(调回|调到|调去|搬到|搬去|搬回|回到|落户|定居|移居|常驻|住在|base在|base|在|到了|是|于)$")
+_ZH_TITLE_RE = re.compile(
+    r"(?<=[是的做当任个名])(?P<t>(?:(?!的|我|在|是|做|一家|一名|一位|一个|这边|那边|和|跟|，|还)[\u4e00-\u9fffA-Za-z&+#]){0,10}?"
+    r"(?:" + _alt(L.ZH_TITLE_SUFFIXES) + r"))"
+    r"(?=$|[^\u4e00-\u9fffA-Za-z]|的|了|啊|吧|呢|在|已|[一二三四五六七八九十两几多]+年|和|兼|带|负责|主要|天天|每天|平时|这|那|岗|工作)")
+_ZH_DEPT_RE = re.compile(
+    r"(?:^|(?<=[是在到的了|]))(?P<d>(?:(?!的|我|在|是|一家|做|这边|那边|，|了|到)[\u4e00-\u9fffA-Za-z&]){1,10}?"
+    r"(?:部门|事业部|事业群|研究院|中心|部|组|科室|大区|实验室|工作室))(?=$|的|做|工作|上班|当|任|担任|负责|里|了|，|上|[^\u4e00-\u9fffA-Za-z])")
+_ZH_RESP_RE = re.compile(
+    r"(?:主要|平时|日常|目前|现在|专门|兼)?(?:负责|对接|主要做|主要管|兼管|管|支持|跟进|服务于?|带着?(?=[^，,。；]{0,10}(?:团队|组|人|团))|覆盖)(?:的是|的)?(?P<o>[^，,。；]{2,24})")
+_ZH_RESP_DEAL = re.compile(r"(?:主要|平时|日常)?跟(?P<o>[^，,。；]{2,16}?)打交道|(?:主要|平时|日常)(?:用[A-Za-z+#.\s]{1,20}?)?(?:写|搞|开发|维护)(?P<o2>[^，,。；]{2,16})")
+_ZH_INDUSTRY_RE = re.compile("(" + _alt(L.ZH_INDUSTRIES) + ")")
+_ZH_INDUSTRY_CTX = re.compile(r"公司|企业|车企|厂|集团|品牌|行业|领域|连锁|门店|总部|机构|医院|银行|工厂|研究院|超市")
+_ZH_EDU_RE = re.compile(
+    r"(?P<deg>本科|硕士|博士|研究生|MBA|大专|学士|博士后)(?:是|在)?(?P<u>[\u4e00-\u9fffA-Za-z]{2,12}?)(?:读|毕业|念)的?"
+    r"|(?P<u2>[\u4e00-\u9fff]{2,10}(?:大学|学院)|" + _alt(L.ZH_UNIVERSITY_SHORT) + r")(?P<deg2>本科|硕士|博士|研究生)?毕业"
+    r"|毕业于(?P<u3>[\u4e00-\u9fffA-Za-z]{2,14})")
+_ZH_DIRECTIVE = re.compile(r"以后|今后|往后|默认|统一|一律|给我|你|更想|更喜欢|偏好|偏爱|习惯|一直用|一向用|都用|只用|换成|改用|按")
+_ZH_PREF_MARK = re.compile(r"都|以后|今后|往后|之后|下次|默认|统一|一律|一向|一直|总是|向来|从来|习惯|喜欢|偏好|偏爱|希望|最好|记得|别|不要|不用|只|每天|每次|平时|老规矩|类|所有|任何|全部|更想|更喜欢|宁可|能不")
+_ZH_PREF_TOPICS = [
+    ("code_completeness", re.compile(r"完整可运行|完整的?代码|完整的类|代码片段|只给片段|可运行")),
+    ("code_comments", re.compile(r"注释")),
+    ("structure", re.compile(r"先给(结论|数字|数据)|先说结论|再解释|[三四五]段式|[三四五]段来|背景-|按.{0,14}(组织|结构)|结论先行|总分总")),
+    ("answer_length", re.compile(r"结论|简短|简洁|简单点|精简|短一点|长段落|长一点|详细|讲细|讲透|展开讲|铺垫|啰嗦|废话|句话|字以内|太长|太短|行以内|字数|篇幅|超过.{1,3}段|一页")),
+    ("format", re.compile(r"表格|列表|分点|要点|条目|markdown|Markdown|图表|配图|配个图|编号|大纲|思维导图|摘要")),
+    ("citation", re.compile(r"法条|出处|来源|引用|参考文献")),
+    ("language", re.compile(r"中文|英文|英语|双语|繁体|简体")),
+    ("units", re.compile(r"万元|元为单位|为单位|公制|公斤|小数|千分位")),
+    ("tone", re.compile(r"语气|口吻|正式一点|口语化|客气|幽默|委婉")),
+    ("emoji", re.compile(r"表情|emoji", re.I)),
+]
+_ZH_HABITS = [
+    ("diet", re.compile(r"吃素|素食|不吃(辣|肉|牛肉|猪肉|海鲜)|忌口|过敏|清真|吃辣|清淡|低糖|低脂")),
+    ("drink", re.compile(r"咖啡|美式|拿铁|喝茶|只喝茶|奶茶|喝酒|不喝酒")),
+    ("transport", re.compile(r"高铁|动车|火车|飞机|航班|自驾|开车|地铁|打车|骑车|靠窗|过道")),
+    ("schedule", re.compile(r"作息|早起|晚睡|上班时间|工作时间|午休")),
+]
+_ZH_HABIT_MARK = re.compile(r"一向|一直|习惯|总是|向来|从来|每天|每次|平时|都|只|能不|不坐|戒了|现在|喜欢|爱|不吃|不喝")
+_ZH_FACT_EVENTS = [
+    ("school", re.compile(r"(上|读|念|进)(幼儿园|小学|初中|高中|大学|研究生|[初高][一二三]|[一二三四五六]年级)|高考|中考|小升初|考上")),
+    ("birth", re.compile(r"出生|生了?二胎|生了(个|一个)?(儿子|女儿|孩子|宝宝)?|当(了)?(爸爸|妈妈|爹|妈|爸)|添了|生娃|怀孕|二胎")),
+    ("marriage", re.compile(r"结婚|结的婚|领证|订婚|离婚|办婚礼")),
+    ("relocation", re.compile(r"搬到了?|搬去了?|搬回了?|搬家|定居|落户|移居到?")),
+    ("graduation", re.compile(r"毕业")),
+    ("job_change", re.compile(r"入职|跳槽|转岗|升职|晋升|退休")),
+]
+_ZH_RETRACT = re.compile(r"(?:不再|已经不|没再)(?P<v>负责|管|带|做|对接|是)(?P<o>[^，,。；]{2,20}?)了?$")
+
+
+def _clean_zh_value(v: str) -> str:
+    prev = None
+    while prev != v:
+        prev = v
+        v = re.sub(r"^(我|你|以后|今后|往后|之后|下次|也|都|就|还有|另外|对了|回答我|给我|是|的|把|而且|现在|主要)", "", v)
+        v = re.sub(r"(就行|就好|就可以|即可|吧|啊|哈|呀|了|。|这块|这一块|这方面|方面|等)$", "", v)
+    return v[:40]
+
+
+def _zh_city(c: str, stop: int = 10 ** 6) -> str | None:
+    for rx in (_ZH_CITY_RE, _ZH_PROV_RE):
+        for m in rx.finditer(c):
+            if m.start() >= stop:
+                break
+            before = c[max(0, m.start() - 6):m.start()]
+            if _ZH_CITY_BAD_BEFORE.search(before) and not _ZH_CITY_MOVE.search(before):
+                continue
+            after = c[m.end():m.end() + 4]
+            if rx is _ZH_PROV_RE and not _ZH_CITY_MOVE.search(before):
+                continue
+            if _ZH_CITY_MOVE.search(before) or re.match(r"(分公司|总部|办公室|工厂|这边|那边|本地|人|的|一家|[^\u4e00-\u9fff]|$|中心|公司|区|市|做|工作|上班|办公)", after):
+                return m.group(1)
+    return None
+
+
+def _zh_profile(c: str, lang: str, out: list) -> None:
+    resp = _ZH_RESP_RE.search(c) or _ZH_RESP_DEAL.search(c)
+    city = _zh_city(c, resp.start() if resp else 10 ** 6)
+    if city:
+        out.append(_cand("profile", "city", city, lang))
+    masked = c
+    for rx in (_ZH_CITY_RE, _ZH_PROV_RE):
+        masked = rx.sub("|", masked)
+    masked = re.sub(r"\|(分公司|总部|这边|那边|本地|工厂|办公室)?", "|", masked)
+    is_resp_clause = bool(re.match(r"^(主要|平时|日常|专门)?(负责|对接|管|支持|跟|兼管|带)", masked))
+    for m in _ZH_DEPT_RE.finditer(masked):
+        d = m.group("d")
+        if d in L.ZH_NOT_DEPT or re.match(r"^(对接|支持|负责|服务|给|跟|和|为|以|一个|这个|那个)", d) or (resp and m.start() >= resp.start()):
+            continue
+        out.append(_cand("profile", "department", d, lang))
+        break
+    ind = _ZH_INDUSTRY_RE.search(c)
+    if ind and _ZH_INDUSTRY_CTX.search(c):
+        out.append(_cand("profile", "industry", ind.group(1), lang))
+    if not is_resp_clause:
+        for m in _ZH_TITLE_RE.finditer(c):
+            t = m.group("t")
+            if resp and m.start() >= resp.start():
+                continue
+            out.append(_cand("profile", "role", t, lang))
+            sen = next((s for s in L.ZH_SENIORITY if t.startswith(s)), None)
+            if sen:
+                out.append(_cand("profile", "seniority", sen, lang))
+            break
+    if resp:
+        o = re.sub(r"^(几家|一些|十几家|多家|各个|一个|整个|所有)", "", resp.group("o") or resp.group("o2"))
+        tm = re.search(r"的(?P<t>[^的]{0,10}(?:" + _alt(L.ZH_TITLE_SUFFIXES) + r"))$", o)
+        if tm:
+            out.append(_cand("profile", "role", tm.group("t"), lang))
+            o = o[:tm.start()]
+        if _TECH_RE.fullmatch(o.strip()):
+            o = ""
+        o = _clean_zh_value(o)
+        if len(o) >= 2 and not re.search(r"[？?吗呢]", o):
+            out.append(_cand("profile", "responsibility", o, lang))
+    co = re.search(r"我(?:现在|目前)?在(?P<co>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:做|当|工作|上班|任职)", c)
+    if co and not (city or _ZH_CITY_RE.search(co.group("co")) or _ZH_PROV_RE.search(co.group("co")) or _ZH_INDUSTRY_RE.search(co.group("co"))
+                   or re.search(r"一家|家里|公司|单位|这边|那边|总部|现场|工地|外面|老家|部|中心|组|院|的|厂", co.group("co"))):
+        out.append(_cand("profile", "company", co.group("co"), lang))
+    e = _ZH_EDU_RE.search(c)
+    if e:
+        u = e.group("u") or e.group("u2") or e.group("u3")
+        deg = e.group("deg") or e.group("deg2") or ""
+        out.append(_cand("profile", "education", u + deg, lang))
+
+
+def extract_zh(text: str, at: _dt.datetime, out: list) -> None:
+    subject = None
+    for sent, clauses in _split_zh(text):
+        # terminology: 我说的X是指Y / X的口径按Y
+        tm = re.search(r"我(?:说|讲|提|指)的\s*[「“\"']?(?P<t>[^，,。\"”」']{1,12}?)[」”\"']?\s*[，,]?\s*(?:是指|指的是|就是指|意思是|是说)(?P<d>[^。！？]+)", sent)
+        if not tm:
+            tm = re.search(r"(?P<t>[A-Z]{2,6}|[「“\"][^」”\"]{1,10}[」”\"])[^。]{0,12}?[，,]?\s*口径\S{0,4}?按(?P<d>[^。！？]+)", sent)
+        if tm and not _ZH_HYPO.search(sent) and not sent.rstrip().endswith(("？", "?")):
+            term = tm.group("t").strip("「」“”\"' ")
+            out.append(_cand("preference", "pref:terminology:" + term.lower(), _clean_zh_value(tm.group("d").strip("，, ")), "zh"))
+            subject = "self"
+            continue
+        is_q = sent.rstrip().endswith(("？", "?"))
+        for i, raw in enumerate(clauses):
+            c = _strip_discourse(raw, _ZH_DISCOURSE)
+            if not c:
+                continue
+            s = _zh_subject(c)
+            if s is not None:
+                subject = s
+            if _ZH_HYPO.search(c):
+                break
+            if _ZH_QWORD.search(c) or (is_q and (i == len(clauses) - 1 or _ZH_QWORD_WEAK.search(c))):
+                continue
+            if _ZH_EMOTION.search(c) or _PII_LIKE.search(c):
+                continue
+            subj = subject or "none"
+            # facts (self or family) with a time anchor
+            if subj == "self" or subj.startswith("family:") or subj == "none":
+                _zh_fact(c, subj, at, out)
+            if _ZH_TEMP.search(c) or _PROJECT.search(c) or _ZH_PAST.search(c):
+                continue
+            if subj in ("other",) or subj.startswith("family:"):
+                continue
+            # retract
+            r = _ZH_RETRACT.search(c)
+            if r and subj == "self":
+                key = "role" if r.group("v") == "是" else "responsibility"
+                out.append(_cand("profile", key, _clean_zh_value(r.group("o")), "zh", operation="retract"))
+                continue
+            used = _tool_prefs(c, sent, "zh", out, _ZH_DIRECTIVE)
+            got_pref = bool(used & {x.lower() for x in list(L.TOOLS) + _TECH_ALL}) and any(
+                cd.kind == "preference" for cd in out[-1:])
+            marked = _ZH_PREF_MARK.search(c) or _ZH_PREF_MARK.search(sent)
+            if not got_pref and marked and subj in ("self", "you", "none", "we"):
+                for key, rx in _ZH_PREF_TOPICS:
+                    if rx.search(c):
+                        out.append(_cand("preference", "pref:" + key, _clean_zh_value(c), "zh"))
+                        got_pref = True
+                        break
+            if not got_pref and subj in ("self", "none", "you"):
+                for key, rx in _ZH_HABITS:
+                    if rx.search(c) and (_ZH_HABIT_MARK.search(c) or (subj == "self" and "我" in c)):
+                        out.append(_cand("preference", "pref:" + key, _clean_zh_value(c), "zh"))
+                        got_pref = True
+                        break
+            if got_pref or _ZH_REQUEST.match(c) or subj == "you":
+                continue
+            if subj == "self" and not _ZH_NEG.search(c):
+                _zh_profile(c, "zh", out)
+            if subj in ("self", "we") and not _ZH_NEG.search(c):
+                _skills(c, "zh", out, used)
+
+
+def _zh_fact(c: str, subj: str, at, out: list) -> None:
+    if re.search(r"今天|明天|这周|下周|去参加|出差", c):
+        return
+    for topic, rx in _ZH_FACT_EVENTS:
+        m = rx.search(c)
+        if not m:
+            continue
+        d = _resolve_date_zh(c, at)
+        if not d:
+            return
+        member = subj.split(":", 1)[1] if subj.startswith("family:") else ""
+        if not member:
+            fm = re.search("(" + _alt(L.ZH_FAMILY) + ")", c[:m.start()])
+            member = fm.group(1) if fm else ""
+        if subj == "none" and not member and topic not in ("birth",):
+            return
+        ev = {"结的婚": "结婚"}.get(m.group(0), m.group(0))
+        if topic == "relocation":
+            city = _ZH_CITY_RE.search(c, m.end()) or _ZH_PROV_RE.search(c, m.end())
+            if city:
+                ev = re.sub(r"了$", "", ev) + city.group(1)
+                out.append(_cand("profile", "city", city.group(1), "zh"))
+        value = member + ev
+        key = "fact:" + topic + (":" + member if member else "")
+        out.append(_cand("fact", key, value, "zh", d[0], d[1]))
+        return

@@ -1,0 +1,184 @@
+"""Versions of a user's memory: the CAS version number, MEMORY.md, snapshots and restore.
+
+* ``memory_version_read`` / ``memory_version_bump`` — the per-user compare-and-set
+  token (``consolidation.models.MemoryVersion``). Every writer of a user's memory
+  items bumps it inside its transaction; consolidation applies a plan only when the
+  version it planned on is still current.
+* ``memory_document_refresh`` — re-render MEMORY.md from the current items.
+* ``snapshot_create`` — save the current items + MEMORY.md as the next version,
+  keeping the newest ``BIZMEMORY['SNAPSHOTS_KEEP']``.
+* ``snapshot_restore`` — replace the current memory with a snapshot's, after saving
+  the current state as a rollback point; restoring that rollback point gives back
+  exactly what was there (equal item dicts, byte-identical MEMORY.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+
+from audit.services import audit_record
+from bizmemory.tokens import count_tokens
+from profiles.models import MemoryDocument, MemoryItem
+from profiles.rendering import render_memory_markdown
+
+from .models import ConfirmationRequest, ConfirmationStatus, MemoryVersion, Snapshot, SnapshotReason
+
+
+class SnapshotNotFound(LookupError):
+    """No snapshot with that version is retained for the user."""
+
+
+def memory_version_read(*, user_id: int) -> int:
+    """The user's current memory version (0 when none was ever written). Creates the row if missing."""
+    row, _ = MemoryVersion.objects.get_or_create(user_id=user_id)
+    return row.version
+
+
+def memory_version_bump(*, user_id: int, expected: int | None = None, now: dt.datetime | None = None) -> bool:
+    """Advance the user's memory version by one; returns True when this call did it.
+
+    With ``expected`` it is a compare-and-set: only succeeds when the stored version
+    still equals ``expected`` (one conditional UPDATE, row-count checked — the same on
+    SQLite, PostgreSQL and MariaDB). Without it, it always bumps. Call it inside the
+    transaction that writes the user's memory items.
+    """
+    memory_version_read(user_id=user_id)
+    qs = MemoryVersion.objects.filter(user_id=user_id)
+    if expected is not None:
+        qs = qs.filter(version=expected)
+    return qs.update(version=F("version") + 1, updated_at=now or timezone.now()) == 1
+
+
+def memory_document_refresh(*, user_id: int) -> MemoryDocument:
+    """Re-render a user's MEMORY.md from the current items (token cap from settings) and store it."""
+    items = list(MemoryItem.objects.current().filter(user_id=user_id))
+    md, _ = render_memory_markdown(items, max_tokens=settings.BIZMEMORY["MEMORY_DOCUMENT_TOKENS"])
+    doc, _ = MemoryDocument.objects.get_or_create(user_id=user_id)
+    if doc.markdown != md:
+        doc.markdown = md
+        doc.tokens = count_tokens(md)
+        doc.version += 1
+        doc.save(update_fields=["markdown", "tokens", "version", "updated_at"])
+    return doc
+
+
+def snapshot_item_dict(item: MemoryItem) -> dict:
+    """An item as a snapshot stores it: ``MemoryItem.as_dict()`` plus ``confirmed_at``
+    (ISO 8601), so a restore also restores which items the token cap keeps."""
+    d = item.as_dict()
+    d["confirmed_at"] = item.confirmed_at.isoformat()
+    return d
+
+
+def current_item_dicts(*, user_id: int) -> list[dict]:
+    """The user's current items as snapshot dicts, in id order."""
+    return [snapshot_item_dict(i) for i in MemoryItem.objects.current().filter(user_id=user_id).order_by("id")]
+
+
+@transaction.atomic
+def snapshot_create(*, user_id: int, reason: str, now: dt.datetime | None = None, actor=None) -> Snapshot:
+    """Save the user's current items and MEMORY.md as the next version; keep the newest K.
+
+    ``reason`` is a :class:`SnapshotReason` value. K is ``BIZMEMORY['SNAPSHOTS_KEEP']``
+    (≥ 2, system check E005); older versions are deleted. A ``manual`` snapshot is audited.
+    Returns the new :class:`Snapshot`.
+    """
+    now = now or timezone.now()
+    doc = MemoryDocument.objects.filter(user_id=user_id).first()
+    last = Snapshot.objects.filter(user_id=user_id).aggregate(v=Max("version"))["v"] or 0
+    snap = Snapshot.objects.create(
+        user_id=user_id, version=last + 1, reason=reason, items=current_item_dicts(user_id=user_id),
+        memory_md=doc.markdown if doc else "", created_at=now,
+    )
+    keep = settings.BIZMEMORY["SNAPSHOTS_KEEP"]
+    old = list(Snapshot.objects.filter(user_id=user_id).order_by("-version").values_list("pk", flat=True)[keep:])
+    if old:
+        Snapshot.objects.filter(pk__in=old).delete()
+    if reason == SnapshotReason.MANUAL:
+        audit_record(
+            action="memory.snapshot_created", actor=actor, subject_user_id=user_id, target_type="snapshot",
+            target_id=str(snap.pk), details={"version": snap.version, "items": len(snap.items)},
+        )
+    return snap
+
+
+def _item_fields(d: dict) -> dict:
+    valid_from = parse_datetime(d["valid_from"])
+    return {
+        "kind": d["kind"],
+        "key": d["key"],
+        "value": d["value"],
+        "text": d.get("text", ""),
+        "fact_date": parse_date(d["fact_date"]) if d.get("fact_date") else None,
+        "valid_from": valid_from,
+        "confirmed_at": parse_datetime(d["confirmed_at"]) if d.get("confirmed_at") else valid_from,
+        "source_message_ids": list(d.get("source_message_ids") or []),
+        "valid_until": None,
+    }
+
+
+@transaction.atomic
+def snapshot_restore(*, user_id: int, version: int, actor=None, now: dt.datetime | None = None) -> Snapshot:
+    """Replace the user's current memory with snapshot ``version``, in one transaction.
+
+    First the current state is saved as a ``rollback_point`` snapshot; then every
+    current item not in the snapshot is closed (``valid_until = now``, kept as
+    history), every snapshot item is made current again with its stored fields (same
+    id; re-created with that id if it was deleted), MEMORY.md is set to the
+    snapshot's text byte for byte, the memory version is bumped, pending
+    confirmations that no longer apply are dismissed, a ``restore`` snapshot is
+    taken and the action is audited (ids and counts only).
+    Returns the rollback-point :class:`Snapshot` (restore it to undo).
+    Raises :class:`SnapshotNotFound` when the version is not retained.
+    """
+    now = now or timezone.now()
+    target = Snapshot.objects.filter(user_id=user_id, version=version).first()
+    if target is None:
+        raise SnapshotNotFound(f"no snapshot version {version} for this user")
+    target_items = list(target.items)
+    target_md = target.memory_md
+    rollback = snapshot_create(user_id=user_id, reason=SnapshotReason.ROLLBACK_POINT, now=now)
+    wanted = {d["id"]: d for d in target_items}
+    closed = MemoryItem.objects.current().filter(user_id=user_id).exclude(pk__in=list(wanted)).update(valid_until=now)
+    existing = {i.pk: i for i in MemoryItem.objects.filter(user_id=user_id, pk__in=list(wanted))}
+    taken = set(MemoryItem.objects.filter(pk__in=list(wanted)).exclude(user_id=user_id).values_list("pk", flat=True))
+    for item_id, d in wanted.items():
+        fields = _item_fields(d)
+        item = existing.get(item_id)
+        if item is None:
+            # Deleted since (e.g. by self-correction): bring it back under its old id when free.
+            item = MemoryItem(user_id=user_id, **fields)
+            if item_id not in taken:
+                item.pk = item_id
+            item.save(force_insert=True)
+            continue
+        for name, value in fields.items():
+            setattr(item, name, value)
+        item.save(update_fields=list(fields))
+    doc, _ = MemoryDocument.objects.get_or_create(user_id=user_id)
+    doc.markdown = target_md
+    doc.tokens = count_tokens(target_md)
+    doc.version += 1
+    doc.save(update_fields=["markdown", "tokens", "version", "updated_at"])
+    memory_version_bump(user_id=user_id, now=now)
+    current_ids = set(MemoryItem.objects.current().filter(user_id=user_id).values_list("pk", flat=True))
+    stale = [
+        c.pk for c in ConfirmationRequest.objects.filter(user_id=user_id, status=ConfirmationStatus.PENDING)
+        if c.new_item_id not in current_ids
+    ]
+    if stale:
+        ConfirmationRequest.objects.filter(pk__in=stale).update(status=ConfirmationStatus.DISMISSED, resolved_at=now)
+    after = snapshot_create(user_id=user_id, reason=SnapshotReason.RESTORE, now=now)
+    audit_record(
+        action="memory.restored", actor=actor, subject_user_id=user_id, target_type="snapshot", target_id=str(after.pk),
+        details={
+            "restored_version": version, "rollback_version": rollback.version, "items": len(wanted), "closed": closed,
+        },
+    )
+    return rollback

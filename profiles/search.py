@@ -1,0 +1,421 @@
+"""Hybrid memory search: the index (one MemoryVector per chunk) and the ``memory_search`` selector.
+
+Index services (writes, transactional):
+
+- :func:`memory_index_refresh` — make the user's item vectors match the current
+  items (adds new ones, re-embeds changed text or a changed model, drops vectors
+  of superseded items). Consolidation calls it after each run; ``memory_search``
+  also calls it when it finds the index stale, so the index heals itself.
+- :func:`session_index_refresh` — embed the user's not yet indexed messages
+  (``user``/``assistant`` turns of non-temporary sessions) for ``scope="sessions"``.
+
+Search (read): :func:`memory_search` ranks the user's own chunks by two retrievers,
+fused by reciprocal rank fusion (Cormack et al. 2009, k = 60):
+
+- lexical: BM25 (k1 = 1.2, b = 0.75) over terms that work for Chinese without a
+  segmenter — CJK character bigrams — and lowercased Latin words;
+- vector: cosine similarity of embeddings (``profiles.embeddings``), hits under
+  the similarity threshold dropped. PostgreSQL ranks with pgvector in SQL;
+  SQLite and MySQL/MariaDB compute it in numpy over the user's rows.
+
+then time decay: a chunk ``age`` days old keeps ``0.5 + 0.5 * 2**(-age / half_life)``
+of its score (it loses at most half), unless the query carries a time cue
+(``之前``, ``去年``, ``last month``, ``ago``…), when no decay applies. Every query is
+filtered by ``user_id`` first: there is no code path that searches across users.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from .embeddings import EmbedderError, from_bytes, get_embedder, to_bytes
+from .models import MemoryItem, MemoryVector, VectorSource
+
+logger = logging.getLogger("bizmemory.search")
+
+RRF_K = 60
+SCOPES = ("memory", "sessions")
+MESSAGE_CHUNK_CHARS = 2000
+_INDEX_BATCH = 256
+
+# A query with one of these asks about the past: older chunks then keep their full score.
+_TIME_CUE = re.compile(
+    r"之前|以前|从前|过去|去年|前年|上个月|上月|上周|上星期|那时|当时|曾经|那年|\d{4}\s*年"
+    r"|\b(?:last\s+(?:year|month|week|time)|before|ago|previously|earlier|used\s+to|back\s+then|"
+    r"in\s+(?:19|20)\d{2})\b",
+    re.IGNORECASE,
+)
+_TERMS = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[a-z0-9]+(?:'[a-z]+)?")
+_STOP = frozenset(
+    "a an and are as at be but by do does did for from has have i in is it its me my of on or our she he so that the "
+    "their them they this to was we were what when where which who why will with you your user user's".split()
+)
+
+
+def has_time_cue(query: str) -> bool:
+    """True when ``query`` refers to the past (``之前``, ``去年``, ``上个月``, ``last month``, ``ago``…)."""
+    return bool(_TIME_CUE.search(query or ""))
+
+
+def lexical_terms(text: str) -> list[str]:
+    """Index terms of ``text``: CJK character bigrams (a lone CJK character stands alone) and
+    lowercased Latin/digit words minus a few English stop words, with a plural ``s`` stripped."""
+    out: list[str] = []
+    for m in _TERMS.finditer((text or "").lower()):
+        run = m.group()
+        if "\u3400" <= run[0] <= "\u9fff":
+            out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
+        elif run not in _STOP:
+            out.append(run[:-1] if len(run) > 3 and run.endswith("s") and not run.endswith("ss") else run)
+    return out
+
+
+def _bm25(query_terms: list[str], docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    n = len(docs)
+    scores = np.zeros(n, dtype=np.float64)
+    if not n or not query_terms:
+        return scores
+    avgdl = sum(len(d) for d in docs) / n or 1.0
+    counts = [Counter(d) for d in docs]
+    for term in set(query_terms):
+        df = sum(1 for c in counts if term in c)
+        if not df:
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for i, c in enumerate(counts):
+            tf = c.get(term, 0)
+            if tf:
+                scores[i] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(docs[i]) / avgdl))
+    return scores
+
+
+# --------------------------------------------------------------------------
+# Index (writes)
+# --------------------------------------------------------------------------
+
+
+def _item_text(item: MemoryItem) -> str:
+    return item.text or f"{item.key}: {item.value}"
+
+
+def _item_date(item: MemoryItem) -> dt.datetime:
+    if item.fact_date:
+        return dt.datetime.combine(item.fact_date, dt.time(), tzinfo=dt.timezone.utc)
+    return item.valid_from
+
+
+def _embed(texts: list[str]) -> tuple[str, int, list[bytes | None]]:
+    """Embed texts; on an embedder failure store no vector (lexical search still works) and log."""
+    emb = get_embedder()
+    try:
+        m = emb.embed(texts)
+    except EmbedderError as exc:
+        logger.warning("embedding failed, chunks stored without vectors: %s", exc)
+        return "", 0, [None] * len(texts)
+    return emb.name, emb.dim, [to_bytes(row) for row in m]
+
+
+def _pg_store(vectors: list[MemoryVector]) -> None:
+    """PostgreSQL only: mirror the float32 bytes into the pgvector column (migration 0004)."""
+    if connection.vendor != "postgresql":
+        return
+    rows = [
+        ("[" + ",".join(repr(float(x)) for x in from_bytes(v.embedding, v.dim)) + "]", v.pk)
+        for v in vectors
+        if v.dim and v.pk
+    ]
+    if rows:
+        with connection.cursor() as cur:
+            cur.executemany("UPDATE profiles_memoryvector SET embedding_pg = %s::vector WHERE id = %s", rows)
+
+
+def _create_vectors(rows: list[dict]) -> int:
+    if not rows:
+        return 0
+    model, dim, blobs = _embed([r["text"] for r in rows])
+    objs = [MemoryVector(model=model, dim=dim, embedding=blob or b"", **r) for r, blob in zip(rows, blobs)]
+    if connection.vendor == "postgresql":
+        MemoryVector.objects.bulk_create(objs)  # PostgreSQL returns the ids for _pg_store
+        _pg_store(objs)
+    else:
+        MemoryVector.objects.bulk_create(objs)
+    return len(objs)
+
+
+@dataclass
+class IndexRefreshResult:
+    """Counts of vectors ``added`` and ``removed`` by an index refresh."""
+
+    added: int = 0
+    removed: int = 0
+
+
+@transaction.atomic
+def memory_index_refresh(*, user_id: int) -> IndexRefreshResult:
+    """Make ``user_id``'s item vectors match the current memory items.
+
+    Adds a vector for each current item without one; replaces vectors whose text
+    changed or that another embedder made (``model`` differs); deletes vectors of
+    items no longer current (superseded or retracted; deleted items cascade).
+    Returns an :class:`IndexRefreshResult`. Embeds with the configured embedder
+    (USE: ~3 ms per item); an embedder failure stores the chunk without a vector.
+    Call it after anything that changes a user's items (consolidation, restore,
+    "clear all").
+    """
+    model = get_embedder().name
+    current = {i.pk: i for i in MemoryItem.objects.current().filter(user_id=user_id)}
+    stale, have = [], set()
+    for vid, item_id, text, vmodel in MemoryVector.objects.filter(user_id=user_id, source=VectorSource.ITEM).values_list(
+        "id", "item_id", "text", "model"
+    ):
+        item = current.get(item_id)
+        if item is None or _item_text(item) != text or vmodel != model:
+            stale.append(vid)
+        else:
+            have.add(item_id)
+    if stale:
+        MemoryVector.objects.filter(pk__in=stale).delete()
+    rows = [
+        {"user_id": user_id, "source": VectorSource.ITEM, "item_id": i.pk, "kind": i.kind, "text": _item_text(i), "date": _item_date(i)}
+        for pk, i in sorted(current.items())
+        if pk not in have
+    ]
+    return IndexRefreshResult(added=_create_vectors(rows), removed=len(stale))
+
+
+def _index_is_stale(user_id: int) -> bool:
+    missing = MemoryItem.objects.current().filter(user_id=user_id, vector__isnull=True).exists()
+    return missing or MemoryVector.objects.filter(
+        user_id=user_id, source=VectorSource.ITEM, item__valid_until__isnull=False
+    ).exists()
+
+
+def session_index_refresh(*, user_id: int, batch: int = _INDEX_BATCH) -> int:
+    """Embed ``user_id``'s messages not yet indexed, oldest first; returns how many were added.
+
+    Indexes ``user`` and ``assistant`` messages of the user's non-temporary
+    sessions (a temporary session never feeds memory), one chunk per message
+    (first 2,000 characters). Each batch of ``batch`` messages is one transaction,
+    so an interrupted run resumes where it stopped.
+    """
+    from consolidation.models import Message, MessageRole
+
+    last = (
+        MemoryVector.objects.filter(user_id=user_id, source=VectorSource.MESSAGE).aggregate(m=Max("message_id"))["m"] or 0
+    )
+    added = 0
+    while True:
+        msgs = list(
+            Message.objects.filter(
+                session__user_id=user_id,
+                session__temporary=False,
+                role__in=[MessageRole.USER, MessageRole.ASSISTANT],
+                pk__gt=last,
+            )
+            .order_by("pk")
+            .values("pk", "role", "content", "created_at")[:batch]
+        )
+        if not msgs:
+            return added
+        rows = [
+            {"user_id": user_id, "source": VectorSource.MESSAGE, "message_id": m["pk"], "kind": m["role"],
+             "text": m["content"][:MESSAGE_CHUNK_CHARS], "date": m["created_at"]}
+            for m in msgs
+        ]
+        with transaction.atomic():
+            added += _create_vectors(rows)
+        last = msgs[-1]["pk"]
+
+
+def _sessions_index_is_stale(user_id: int) -> bool:
+    from consolidation.models import Message
+
+    newest = Message.objects.filter(session__user_id=user_id, session__temporary=False, role__in=["user", "assistant"]).aggregate(
+        m=Max("pk")
+    )["m"]
+    if newest is None:
+        return False
+    indexed = MemoryVector.objects.filter(user_id=user_id, source=VectorSource.MESSAGE).aggregate(m=Max("message_id"))["m"]
+    return indexed is None or indexed < newest
+
+
+# --------------------------------------------------------------------------
+# Search (read)
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class SearchHit:
+    """One result. ``id`` is the memory item id (scope ``memory``) or the message id (scope
+    ``sessions``); ``kind`` is profile/preference/fact or user/assistant; ``date`` is when the
+    chunk refers to; ``score`` the fused, decayed rank score (higher is better);
+    ``similarity`` the cosine similarity (None without a vector) and ``lexical`` the BM25 score."""
+
+    id: int
+    kind: str
+    text: str
+    date: dt.datetime
+    score: float
+    similarity: float | None = None
+    lexical: float = 0.0
+    session: str | None = None
+
+
+@dataclass
+class SearchResult:
+    """``hits`` best first (at most ``top_k``); ``reason`` is ``ok`` or why nothing was searched
+    (``memory_off``, ``expert_off``, ``temporary_session``)."""
+
+    hits: list[SearchHit] = field(default_factory=list)
+    reason: str = "ok"
+    time_cue: bool = False
+
+
+def _vector_scores_pg(user_id: int, source: str, qvec: np.ndarray, model: str, limit: int) -> dict[int, float]:
+    # Exact cosine over the user's own rows: ordering by the uncast column keeps the planner on the
+    # (user, source) b-tree instead of a global HNSW scan that a user filter would starve.
+    q = "[" + ",".join(repr(float(x)) for x in qvec) + "]"
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT id, 1 - (embedding_pg <=> %s::vector) FROM profiles_memoryvector "
+            "WHERE user_id = %s AND source = %s AND model = %s AND embedding_pg IS NOT NULL "
+            "ORDER BY embedding_pg <=> %s::vector LIMIT %s",
+            [q, user_id, source, model, q, limit],
+        )
+        return {vid: float(sim) for vid, sim in cur.fetchall()}
+
+
+def search_chunks(
+    *, user_id: int, query: str, source: str, top_k: int, min_similarity: float | None = None,
+    now: dt.datetime | None = None, since: dt.datetime | None = None,
+) -> tuple[list[SearchHit], bool]:
+    """Rank ``user_id``'s chunks of ``source`` (``item``/``message``) for ``query``; no switches, no masking.
+
+    Returns ``(hits, time_cue)`` with at most ``top_k`` hits, best first. ``since`` drops
+    chunks dated before it (message retention). ``min_similarity`` (cosine) defaults to
+    ``BIZMEMORY['SEARCH_MIN_SIMILARITY']`` or the embedder's own default.
+    """
+    now = now or timezone.now()
+    emb = get_embedder()
+    cfg = settings.BIZMEMORY
+    if min_similarity is None:
+        min_similarity = cfg.get("SEARCH_MIN_SIMILARITY")
+        if min_similarity is None:
+            min_similarity = emb.default_threshold
+    cue = has_time_cue(query)
+    qs = MemoryVector.objects.filter(user_id=user_id, source=source)
+    if since is not None:
+        qs = qs.filter(date__gte=since)
+    use_pg = connection.vendor == "postgresql"
+    fields = ["id", "item_id", "message_id", "kind", "text", "date", "model", "dim"]
+    rows = list(qs.values_list(*fields) if use_pg else qs.values_list(*fields, "embedding"))
+    if not rows:
+        return [], cue
+    try:
+        qvec = emb.embed([query])[0]
+    except EmbedderError as exc:
+        logger.warning("query embedding failed, lexical search only: %s", exc)
+        qvec = None
+    sims: dict[int, float] = {}
+    if qvec is not None:
+        if use_pg:
+            sims = _vector_scores_pg(user_id, source, qvec, emb.name, max(50, top_k * 10))
+            if since is not None:
+                allowed = {r[0] for r in rows}
+                sims = {k: v for k, v in sims.items() if k in allowed}
+        else:
+            ok = [r for r in rows if r[6] == emb.name and r[7] == emb.dim]
+            if ok:
+                mat = np.frombuffer(b"".join(bytes(r[8]) for r in ok), dtype="<f4").reshape(len(ok), emb.dim)
+                for r, s in zip(ok, mat @ qvec):
+                    sims[r[0]] = float(s)
+    lex = _bm25(lexical_terms(query), [lexical_terms(r[4]) for r in rows])
+    fused: dict[int, float] = {}
+    vec_ranked = sorted((vid for vid, s in sims.items() if s >= min_similarity), key=lambda vid: -sims[vid])
+    for rank, vid in enumerate(vec_ranked):
+        fused[vid] = fused.get(vid, 0.0) + 1.0 / (RRF_K + rank + 1)
+    lex_ids = [r[0] for r in rows]
+    lex_ranked = sorted((i for i in range(len(rows)) if lex[i] > 0), key=lambda i: -lex[i])
+    for rank, i in enumerate(lex_ranked):
+        vid = lex_ids[i]
+        fused[vid] = fused.get(vid, 0.0) + 1.0 / (RRF_K + rank + 1)
+    by_id = {r[0]: (r, float(lex[i])) for i, r in enumerate(rows)}
+    half_life = float(cfg.get("SEARCH_DECAY_HALF_LIFE_DAYS", 180))
+    hits = []
+    for vid, score in fused.items():
+        r, lexical = by_id[vid]
+        if not cue:
+            age = max(0.0, (now - r[5]).total_seconds() / 86400)
+            score *= 0.5 + 0.5 * 2 ** (-age / half_life)
+        hits.append(SearchHit(
+            id=r[1] if source == VectorSource.ITEM else r[2], kind=r[3], text=r[4], date=r[5], score=score,
+            similarity=sims.get(vid), lexical=lexical,
+        ))
+    hits.sort(key=lambda h: (-h.score, -h.date.timestamp(), h.id))
+    return hits[:top_k], cue
+
+
+def _message_retention_start(now: dt.datetime) -> dt.datetime | None:
+    days = settings.BIZMEMORY.get("MESSAGE_RETENTION_DAYS")
+    return now - dt.timedelta(days=int(days)) if days else None
+
+
+def memory_search(
+    *, user, agent_slug: str, query: str, scope: str = "memory", top_k: int = 5,
+    min_similarity: float | None = None, temporary: bool = False, now: dt.datetime | None = None,
+) -> SearchResult:
+    """Search ``user``'s own memory for ``query`` as agent ``agent_slug`` sees it.
+
+    Inputs: ``scope`` ``memory`` (current long-term items) or ``sessions`` (the user's
+    past messages within ``BIZMEMORY['MESSAGE_RETENTION_DAYS']``, when set); ``top_k``
+    ≥ 1 results; ``min_similarity`` a cosine threshold (default from settings / the
+    embedder). Returns a :class:`SearchResult`; switched-off memory, a switched-off
+    expert or a temporary session give no hits and the reason. Every returned text
+    passes the sanitizer on the way out: PII is masked (``audit.sanitizer.mask``).
+    Raises ``ValueError`` for an unknown scope or ``top_k`` < 1. Rule: issue #6.
+    """
+    from audit.sanitizer import analyze, mask
+    from audit.services import sensitive_words_active
+
+    from .selectors import memory_access_reason
+
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {SCOPES}")
+    if top_k < 1:
+        raise ValueError("top_k must be >= 1")
+    reason = memory_access_reason(user=user, agent_slug=agent_slug, temporary=temporary)
+    if reason:
+        return SearchResult(reason=reason)
+    now = now or timezone.now()
+    if scope == "memory":
+        if _index_is_stale(user.pk):
+            memory_index_refresh(user_id=user.pk)
+        hits, cue = search_chunks(user_id=user.pk, query=query, source=VectorSource.ITEM, top_k=top_k,
+                                  min_similarity=min_similarity, now=now)
+    else:
+        if _sessions_index_is_stale(user.pk):
+            session_index_refresh(user_id=user.pk)
+        hits, cue = search_chunks(user_id=user.pk, query=query, source=VectorSource.MESSAGE, top_k=top_k,
+                                  min_similarity=min_similarity, now=now, since=_message_retention_start(now))
+        from consolidation.models import Message
+
+        sessions = dict(Message.objects.filter(pk__in=[h.id for h in hits]).values_list("pk", "session__external_id"))
+        for h in hits:
+            h.session = sessions.get(h.id)
+    words = sensitive_words_active()
+    for h in hits:
+        found = analyze(h.text, sensitive_words=words)
+        if found:
+            h.text = mask(h.text, found)
+    return SearchResult(hits=hits, time_cue=cue)

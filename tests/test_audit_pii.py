@@ -1,0 +1,142 @@
+"""PII never enters memory: a replayed conversation with PII leaves no trace of it in any
+memory table, journal, snapshot, document, search index, export or audit record, and the
+quarantined original is encrypted at rest."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.apps import apps
+from django.core.management import call_command
+from django.db import connection, models
+
+from audit import crypto
+from audit.models import AuditLog, QuarantineRecord
+from consolidation.models import JournalEntry, Message
+from profiles.models import MemoryItem
+
+
+def _id_number(body17):
+    weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+    return body17 + "10X98765432"[sum(int(d) * w for d, w in zip(body17, weights)) % 11]
+
+
+def _luhn(body):
+    total = 0
+    for i, ch in enumerate(reversed(body)):
+        d = int(ch) * (2 if i % 2 == 0 else 1)
+        total += d - 9 if d > 9 else d
+    return body + str((10 - total % 10) % 10)
+
+
+PHONE = "13987654321"
+RESIDENT_ID = _id_number("44010619850317123")
+CARD = _luhn("622202123456789012")
+EMAIL = "wang.fang@example.com"
+SECRET = "绝密"  # a sensitive word seeded from settings (tests/conftest.py)
+PII = [PHONE, RESIDENT_ID, CARD, EMAIL, SECRET]
+
+# Each PII message would also yield a memory candidate ("法务部", "厦门", "Lisbon") if it
+# were clean: the whole candidate, sentence included, must stay out.
+CONV = {
+    "id": "pii-1", "user_id": "u-pii", "agent_id": "main",
+    "settings": {"memory_enabled": True, "experts_disabled": [], "experts_excluded_from_extraction": []},
+    "sessions": [{
+        "session_id": "pii-1-s1", "kind": "chat", "started_at": "2026-03-02T09:15:00+08:00",
+        "messages": [
+            {"role": "user", "content": "你好，我是杭州研发中心的测试工程师。"},
+            {"role": "assistant", "content": "您好", "expert": None},
+            {"role": "user", "content": f"我是法务部的经理，手机{PHONE}，身份证{RESIDENT_ID}。"},
+            {"role": "assistant", "content": "好的", "expert": None},
+            {"role": "user", "content": f"我在厦门工作，工资卡{CARD}，这是{SECRET}信息。"},
+            {"role": "assistant", "content": "收到", "expert": None},
+            {"role": "user", "content": f"I am a product manager based in Lisbon, email me at {EMAIL}."},
+            {"role": "assistant", "content": "Sure.", "expert": None},
+            {"role": "user", "content": "以后回答我直接给结论就行。"},
+            {"role": "assistant", "content": "明白", "expert": None},
+        ],
+    }],
+}
+
+# The conversation log itself: the platform's messages as received, not memory.
+RAW_CONVERSATION = {(Message, "content")}
+
+
+@pytest.fixture
+def replayed(db, tmp_path):
+    path = tmp_path / "conv.jsonl"
+    path.write_text(json.dumps(CONV, ensure_ascii=False) + "\n", encoding="utf-8")
+    call_command("replay", str(path), stdout=StringIO())
+
+
+def _text_columns():
+    for model in apps.get_models():
+        if model._meta.proxy or not model._meta.managed:
+            continue
+        for f in model._meta.concrete_fields:
+            if isinstance(f, (models.CharField, models.TextField, models.JSONField)) and (model, f.name) not in RAW_CONVERSATION:
+                yield model, f
+
+
+def test_the_pipeline_blocked_and_quarantined_each_pii_message(replayed):
+    assert QuarantineRecord.objects.count() == 3
+    types = set(",".join(QuarantineRecord.objects.values_list("hit_types", flat=True)).split(","))
+    assert types >= {"CN_MOBILE", "CN_RESIDENT_ID", "BANK_CARD", "EMAIL_ADDRESS", "SENSITIVE_WORD"}
+    # The clean messages did become memory, so the pipeline really ran.
+    assert MemoryItem.objects.filter(user__username="u-pii").exists()
+
+
+def test_no_candidate_from_a_pii_message_enters_the_journal_or_memory(replayed):
+    for word in ("法务部", "厦门", "Lisbon", "product manager"):
+        assert not JournalEntry.objects.filter(value__icontains=word).exists(), word
+        assert not MemoryItem.objects.filter(value__icontains=word).exists(), word
+
+
+def test_pii_is_in_no_plain_text_column_of_any_table(replayed):
+    scanned = set()
+    for model, f in _text_columns():
+        scanned.add(model._meta.label)
+        for value in model._default_manager.values_list(f.attname, flat=True):
+            blob = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+            for pii in PII:
+                assert pii not in blob, f"{pii!r} found in {model._meta.label}.{f.name}"
+    assert {"audit.AuditLog", "audit.QuarantineRecord", "consolidation.JournalEntry", "consolidation.Snapshot",
+            "profiles.MemoryItem", "profiles.MemoryDocument"} <= scanned
+
+
+def test_pii_is_in_no_audit_record(replayed):
+    assert AuditLog.objects.filter(action="quarantine.filed").count() == 3
+    for log in AuditLog.objects.all():
+        flat = json.dumps(log.details, ensure_ascii=False) + log.action + log.target_type + log.target_id
+        assert not any(p in flat for p in PII), log.action
+
+
+def test_pii_is_in_no_export(replayed):
+    out = StringIO()
+    call_command("export_memory", "--format", "json", stdout=out)
+    exported = out.getvalue()
+    user = json.loads(exported)["users"]["u-pii"]
+    assert user["quarantine_count"] == 3 and user["items"] and user["snapshots"]
+    for pii in PII + ["法务部", "厦门", "Lisbon"]:
+        assert pii not in exported
+    md = StringIO()
+    call_command("export_memory", "--format", "md", stdout=md)
+    assert not any(p in md.getvalue() for p in PII)
+
+
+def test_the_quarantined_original_is_encrypted_at_rest(replayed):
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT original_encrypted FROM {QuarantineRecord._meta.db_table}")
+        raw = [bytes(row[0]) for row in cur.fetchall()]
+    assert len(raw) == 3
+    for blob in raw:
+        for pii in PII:
+            assert pii.encode() not in blob
+        assert "法务部".encode() not in blob and b"Lisbon" not in blob
+    for model in apps.get_models():  # no other binary column holds it either
+        for f in model._meta.concrete_fields:
+            if isinstance(f, models.BinaryField):
+                for value in model._default_manager.values_list(f.attname, flat=True):
+                    assert not any(p.encode() in bytes(value) for p in PII)
+    originals = {crypto.decrypt(r.original_encrypted) for r in QuarantineRecord.objects.all()}
+    assert {m["content"] for m in CONV["sessions"][0]["messages"] if any(p in m["content"] for p in PII)} == originals
