@@ -12,8 +12,13 @@ Reads (never copies) ../shared/datasets relative to the repository:
   report user-persona recall (a stated persona counts as recalled when at least one of its tagged
   user turns yields a candidate), plus turn-level precision over all user turns.
 
-Output: one JSON line per figure, ``{"figure": ..., "value": ..., "n": ...}``. When the dataset
-folder is absent prints a single ``{"skipped": "..."}`` line and exits 0.
+* The project's own held-out sentences (``tests/data_extraction_heldout.py``, in the repository):
+  candidate precision and recall against the labels, for the held-out set and the blind set,
+  per language and overall (same scoring as ``tests/test_extraction_heldout.py``).
+
+Output: one JSON line per figure, ``{"figure": ..., "value": ..., "n": ...}``. The held-out figures
+are always printed; when the dataset folder is absent a single ``{"skipped": "..."}`` line follows
+and the script exits 0.
 MSC persona sentences are casual chit-chat (pets, hobbies) while the product targets work
 assistants, so low recall here is expected and reported as is.
 """
@@ -108,13 +113,25 @@ def dulemon(extract):
     emit("dulemon_turn_recall", ratio(yield_tagged, turns_tagged), turns_tagged)
 
 
+def heldout(extract):
+    from tests.data_extraction_heldout import BLIND, CASES, lang_of, score
+
+    for name, cases in (("heldout", CASES), ("blind", BLIND)):
+        for lang in ("en", "zh", "all"):
+            subset = [c for c in cases if lang == "all" or lang_of(c[0]) == lang]
+            r = score(extract, subset)
+            emit(f"{name}_{lang}_precision", r["precision"], r["candidates"])
+            emit(f"{name}_{lang}_recall", r["recall"], r["expected"])
+
+
 def main() -> int:
-    if not DATASETS.is_dir():
-        print(json.dumps({"skipped": f"dataset folder not found: {DATASETS}"}))
-        return 0
     from consolidation.extraction_rules import RULES_VERSION, extract_candidates
 
     print(json.dumps({"figure": "rules_version", "value": RULES_VERSION, "n": 0}))
+    heldout(extract_candidates)
+    if not DATASETS.is_dir():
+        print(json.dumps({"skipped": f"dataset folder not found: {DATASETS}"}))
+        return 0
     if (DATASETS / "msc" / "msc_personasummary").is_dir():
         msc(extract_candidates)
     else:

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "bizmemory.middleware.DatabaseUnavailableMiddleware",  # first: database errors anywhere → 503 JSON
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -102,6 +103,10 @@ def _database_from_env() -> dict:
             Path(db["NAME"]).parent.mkdir(parents=True, exist_ok=True)
         # A busy timeout lets the web process and qcluster workers share the file.
         db.setdefault("OPTIONS", {})["timeout"] = 20
+        # BEGIN IMMEDIATE: a transaction takes the write lock up front, so it waits (timeout above)
+        # instead of failing with "database is locked" when it upgrades from reading to writing
+        # while a worker writes (benchmarks/soak.py measured 50% 503s on ingest without it).
+        db["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
         # The test database is a file so end-to-end tests can share it with a real qcluster.
         # One file per test process, so concurrent runs on one machine do not collide.
         db.setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"test-bizmemory-{os.getpid()}.sqlite3")
@@ -124,6 +129,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]  # our translations (compiled .mo files are committed)
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -191,6 +197,16 @@ BIZMEMORY = {
     "EXTRACTION_WINDOW_SECONDS": env.int("BIZMEMORY_EXTRACTION_WINDOW_SECONDS", default=300),
     # Per-session extraction lock lease in seconds (a dead worker's lock expires).
     "EXTRACTION_LEASE_SECONDS": env.int("BIZMEMORY_EXTRACTION_LEASE_SECONDS", default=120),
+    # Quiet period: once a session has had no message for this many seconds, one more extraction
+    # run picks up what is left (also an unanswered last user message); 0 turns it off.
+    "EXTRACTION_QUIET_SECONDS": env.int("BIZMEMORY_EXTRACTION_QUIET_SECONDS", default=600),
+    # Optional LLM refiner of rule candidates (OpenAI-compatible chat completions); off unless
+    # both the base URL (e.g. https://api.openai.com/v1) and the model are set.
+    "LLM_BASE_URL": env.str("BIZMEMORY_LLM_BASE_URL", default=""),
+    "LLM_API_KEY": env.str("BIZMEMORY_LLM_API_KEY", default=""),
+    "LLM_MODEL": env.str("BIZMEMORY_LLM_MODEL", default=""),
+    "LLM_TIMEOUT_SECONDS": env.float("BIZMEMORY_LLM_TIMEOUT_SECONDS", default=20.0),
+    "LLM_MAX_ATTEMPTS": env.int("BIZMEMORY_LLM_MAX_ATTEMPTS", default=2),
     # Minimum seconds between two consolidations of one user.
     "CONSOLIDATION_MIN_INTERVAL_SECONDS": env.int("BIZMEMORY_CONSOLIDATION_MIN_INTERVAL_SECONDS", default=60),
     # Tokens of journal text one consolidation batch reads (tiktoken o200k_base).
@@ -230,6 +246,11 @@ BIZMEMORY = {
     # half-life in days of memory_search's time decay.
     "SEARCH_MIN_SIMILARITY": env.float("BIZMEMORY_SEARCH_MIN_SIMILARITY", default=None),
     "SEARCH_DECAY_HALF_LIFE_DAYS": env.float("BIZMEMORY_SEARCH_DECAY_HALF_LIFE_DAYS", default=180.0),
+    # Share of the score an old item keeps at worst (0..1), and the vector list's weight in the
+    # rank fusion per scope (profiles/search.py explains the sessions default).
+    "SEARCH_DECAY_FLOOR": env.float("BIZMEMORY_SEARCH_DECAY_FLOOR", default=0.8),
+    "SEARCH_VECTOR_WEIGHT_MEMORY": env.float("BIZMEMORY_SEARCH_VECTOR_WEIGHT_MEMORY", default=1.0),
+    "SEARCH_VECTOR_WEIGHT_SESSIONS": env.float("BIZMEMORY_SEARCH_VECTOR_WEIGHT_SESSIONS", default=0.05),
     # Per-API-key request rates (DRF syntax "N/second|minute|hour|day"; empty = unlimited).
     "API_RATE_READ": env.str("BIZMEMORY_API_RATE_READ", default="1200/min"),
     "API_RATE_INGEST": env.str("BIZMEMORY_API_RATE_INGEST", default="1200/min"),

@@ -23,7 +23,9 @@ Merge rules (one current value per ``(kind, policy.merge_key)``):
 * a contradiction that matters (keys in :data:`CONFIRM_KEYS`: city, role, company,
   department) makes the new value current and opens a pending
   :class:`~consolidation.models.ConfirmationRequest` (not for near-duplicates);
-* ``retract`` closes the current value(s) matching the retracted value.
+* ``retract`` closes the current value(s) matching the retracted value;
+* an entry observed before the current value of its key became valid (``valid_from``,
+  e.g. the user edited it meanwhile) changes nothing — the newer value stays.
 
 Self-correction. After the journal, every current item is re-checked with
 :func:`consolidation.policy.item_policy_violation`; violators are deleted and each
@@ -51,10 +53,11 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import re
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from audit.services import audit_record
@@ -65,7 +68,9 @@ from .models import (
     SnapshotReason,
 )
 from .policy import item_policy_violation, key_family, merge_key
-from .snapshots import memory_document_refresh, memory_version_bump, memory_version_read, snapshot_create
+from .snapshots import (
+    memory_document_refresh, memory_index_sync, memory_version_bump, memory_version_read, snapshot_create,
+)
 
 __all__ = [
     "ConsolidationResult", "ProposalError", "ConfirmationError", "consolidation_run", "proposal_approve",
@@ -128,6 +133,7 @@ def near_duplicate(a: str, b: str, *, same_key: bool = False) -> bool:
     Rule: after case-folding and collapsing spaces, ``difflib.SequenceMatcher`` ratio
     ≥ :data:`NEAR_DUP_RATIO` with both values ≥ :data:`NEAR_DUP_MIN_CHARS` characters;
     for values of the same key, also when one contains the other (``深圳`` / ``深圳市``).
+    Values that both carry numbers and whose numbers differ are never near-duplicates.
     """
     a, b = _norm(a), _norm(b)
     if a == b:
@@ -138,13 +144,16 @@ def near_duplicate(a: str, b: str, *, same_key: bool = False) -> bool:
         return True
     if min(len(a), len(b)) < NEAR_DUP_MIN_CHARS:
         return False
+    da, db = re.findall(r"\d+", a), re.findall(r"\d+", b)
+    if da and db and da != db:
+        return False  # "plan 2" is not "plan 3": values whose numbers differ are different things
     return difflib.SequenceMatcher(None, a, b).ratio() >= NEAR_DUP_RATIO
 
 
 def _family(kind: str, mkey: str) -> str:
     # Cross-key near-duplicates only within a family: skill:*, pref:<topic>:*, fact:<topic>:*.
     parts = mkey.split(":")
-    return ":".join(parts[:2]) if kind in ("preference", "fact") or parts[0] == "skill" else mkey
+    return ":".join(parts[:2]) if kind in ("preference", "fact") else parts[0]
 
 
 @dataclass(eq=False)
@@ -217,6 +226,8 @@ def _touch(slot: _Slot, entry: JournalEntry) -> None:
 def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
     mkey = merge_key(kind=entry.kind, key=entry.key)
     same_key = plan.current(entry.kind, mkey)
+    if same_key and all(s.item.valid_from > entry.observed_at for s in same_key):
+        return  # said before the current value became valid (e.g. a user edit meanwhile): history, not news
     if entry.operation == "retract":
         hits = [s for s in same_key if not entry.value or near_duplicate(s.item.value, entry.value, same_key=True)]
         for s in hits:
@@ -349,13 +360,19 @@ def _write(plan: _Plan, now: dt.datetime, result: ConsolidationResult) -> bool:
                 confirmed_at=s.item.confirmed_at, source_message_ids=s.item.source_message_ids, fact_date=s.item.fact_date
             ) != 1:
                 raise _Conflict("item")
+    new_items = []
     for s in plan.slots:
         if s.new and s.removed_reason is None:
             if s.closed_at is not None:
                 s.item.valid_until = s.closed_at
-            s.item.save(force_insert=True)
-            result.items_added += 1
-            changed = True
+            new_items.append(s.item)
+    if connection.features.can_return_rows_from_bulk_insert:
+        MemoryItem.objects.bulk_create(new_items, batch_size=_CHUNK)  # sets pks (SQLite ≥ 3.35, PostgreSQL, MariaDB ≥ 10.5)
+    else:
+        for item in new_items:
+            item.save(force_insert=True)
+    result.items_added += len(new_items)
+    changed = changed or bool(new_items)
     for mkey, old, new in plan.confirmations:
         if old.removed_reason or new.removed_reason or not new.current:
             continue
@@ -394,6 +411,7 @@ def _consolidate(
                     if changed:
                         snap = snapshot_create(user_id=user_id, reason=reason, now=now)
                         attempt_result.snapshot_version = snap.version
+                        memory_index_sync(user_id=user_id)  # same transaction: one commit per run
                     MemorySettings.objects.filter(user_id=user_id).update(last_consolidation_at=now)
                     audit_record(
                         action="memory.consolidated", subject_user_id=user_id, target_type="memory_document",
@@ -544,6 +562,7 @@ def confirmation_reject(*, user, confirmation_id: int, now: dt.datetime | None =
             memory_version_bump(user_id=user.pk, now=now)
             memory_document_refresh(user_id=user.pk)
             snapshot_create(user_id=user.pk, reason=SnapshotReason.CONFIRMATION, now=now)
+            memory_index_sync(user_id=user.pk)
             audit_record(
                 action="memory.confirmation_rejected", actor=user, subject_user=user, target_type="confirmation_request",
                 target_id=str(req.pk), details={"restored_item": req.old_item_id, "closed_item": req.new_item_id},

@@ -13,6 +13,13 @@ Mechanics (issue "Extraction that remembers the right things"):
   an expert excluded from extraction — no source.
 - **sanitizer**: a user message with any PII or sensitive-word hit yields no
   candidate; its original goes to the quarantine.
+- **refiner** (optional, :mod:`consolidation.llm_refiner`): when an LLM endpoint is
+  configured, the run's rule candidates are kept, dropped or reworded by it before the
+  journal write; any refiner failure keeps the rule result (the watermark advances only
+  over messages the rules processed either way).
+- **quiet period**: trigger ``quiet`` (scheduled by ``consolidation.tasks`` once a session
+  has had no message for ``BIZMEMORY['EXTRACTION_QUIET_SECONDS']``) also processes an
+  unanswered last user message, as ``session_end`` does, but keeps the throttle.
 """
 
 from __future__ import annotations
@@ -32,7 +39,10 @@ from audit.services import quarantine_file, sensitive_words_active
 from profiles.models import MemorySettings
 from profiles.services import expert_flags, memory_settings_get
 
+from types import SimpleNamespace
+
 from . import extraction_rules
+from .llm_refiner import candidates_refine, refiner_enabled
 from .journal import journal_append
 from .models import Message, MessageRole, Session, SessionKind
 
@@ -56,6 +66,7 @@ class ExtractionResult:
     watermark: int = 0
     retry_at: dt.datetime | None = None
     reasons: list[str] = field(default_factory=list)
+    refiner: str = ""
 
 
 def _policy(ms: MemorySettings) -> str:
@@ -100,10 +111,11 @@ def extraction_run(*, session_id: int, now: dt.datetime | None = None, trigger: 
     """Run extraction for one session.
 
     Inputs: the session's primary key, the clock ``now`` (the replay command passes
-    the replayed time), and ``trigger`` (``ingest``, ``scheduled``, ``session_end``;
-    only ``session_end`` bypasses the throttle and processes an unanswered last
-    user message). Returns an :class:`ExtractionResult`. Raises
-    ``Session.DoesNotExist`` for an unknown id.
+    the replayed time), and ``trigger`` (``ingest``, ``scheduled``, ``quiet``,
+    ``session_end``; only ``session_end`` bypasses the throttle; ``session_end`` and a
+    ``quiet`` run whose session really had no message for
+    ``EXTRACTION_QUIET_SECONDS`` process an unanswered last user message). Returns an
+    :class:`ExtractionResult`. Raises ``Session.DoesNotExist`` for an unknown id.
     """
     now = now or timezone.now()
     session = Session.objects.select_related("user", "agent").get(pk=session_id)
@@ -150,7 +162,9 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
         result.status = "nothing_new"
         result.watermark = session.watermark
         return result
-    final = trigger == "session_end" or session.ended_at is not None
+    quiet = settings.BIZMEMORY.get("EXTRACTION_QUIET_SECONDS", 0)
+    quiet_final = trigger == "quiet" and quiet > 0 and messages[-1].created_at <= now - dt.timedelta(seconds=quiet)
+    final = trigger == "session_end" or quiet_final or session.ended_at is not None
     answered_by = _attribute_experts(messages)
     upto = messages[-1].pk
     if not final and not no_source:
@@ -178,6 +192,8 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
             candidates = extraction_rules.extract_candidates(m.content, at=m.created_at)
             if candidates:
                 accepted.append((m, candidates))
+    if accepted and refiner_enabled():
+        accepted, result.refiner = _refine(accepted, messages)
     with transaction.atomic():
         moved = Session.objects.filter(pk=session.pk, lock_token=token, watermark=session.watermark).update(
             watermark=max(upto, session.watermark), last_extracted_at=now
@@ -200,3 +216,20 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
     result.quarantined = len(blocked)
     result.watermark = max(upto, session.watermark)
     return result
+
+
+def _refine(accepted: list, messages: list[Message]) -> tuple[list, str]:
+    """Run the LLM refiner over ``accepted`` ``[(Message, [Candidate])]``; returns the refined list
+    (the input on fallback) and the refiner status. The assistant turn just before each user
+    message is given as context so the model can tell a confirmed statement from an echo."""
+    before: dict[int, str] = {}
+    last_assistant = ""
+    for m in messages:
+        if m.role == MessageRole.USER:
+            before[m.pk] = last_assistant
+        elif m.role == MessageRole.ASSISTANT:
+            last_assistant = m.content
+    items = [(SimpleNamespace(content=m.content, previous_assistant=before.get(m.pk, ""), message=m), cands) for m, cands in accepted]
+    outcome = candidates_refine(items=items)
+    refined = [(ctx.message, cands) for ctx, cands in outcome.items if cands]
+    return refined, outcome.status

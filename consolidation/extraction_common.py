@@ -27,6 +27,7 @@ class Candidate:
     lang: str
     fact_date: _dt.date | None = None
     operation: str = "set"
+    precision: str | None = None  # "year" / "month" for facts: how precisely fact_date is known
 
 
 # --------------------------------------------------------------------------- helpers
@@ -70,7 +71,12 @@ _INJECTION_RE = re.compile(
     r"|永久(记住|保存|存储)|开发者模式|越狱"
     r"|system\s+(override|prompt|instruction)|ignore\s+(all\s+)?(previous|prior|above|earlier)\s+(instructions|rules)"
     r"|store\s+this\s+permanently|(add|write|save|commit)\s+(this|the following)\s+(to|in|into)\s+(your\s+)?(long[- ]term\s+)?memory"
-    r"|remember\s+this\s+permanently|developer\s+mode|jailbreak|you\s+are\s+now\s+in",
+    r"|remember\s+this\s+permanently|developer\s+mode|jailbreak|you\s+are\s+now\s+in"
+    # claims of privilege dressed up as facts to remember
+    r"|记住[：:，,\s]*(?:我|用户)(?:是|为)(?:超级|系统)?(?:管理员|admin|root|VIP|超管)|拥有(?:所有|全部|最高|管理员|超级)权限|以管理员身份"
+    r"|remember\s+(?:that\s+)?(?:I\s+am|I'm|the\s+user\s+is)\s+(?:the\s+|an?\s+)?(?:admin|administrator|owner|root|superuser)"
+    r"|the\s+user\s+is\s+(?:a\s+|an\s+|the\s+)?(?:verified\s+|trusted\s+)?(?:admin|administrator|superuser|vip)\b"
+    r"|\bhave\s+(?:admin|root|administrator)\s+(?:access|privileges|rights)\b",
     re.I,
 )
 
@@ -85,7 +91,7 @@ def detect_injection(text: str) -> bool:
 
 _PROJECT = re.compile(
     r"\d+(?:\.\d+)?\s*(?:%|元|块|万|亿|台|单|个工作日|k\b|m\b)|[£$€¥]\s*\d|\b(?:USD|EUR|GBP|RMB|CNY|AUD)\s*\d|#\d+|(?-i:\b[A-Z]{2,}-\d+)"
-    r"|项目代号|代号|提测|上线|定稿|二期|一期|[\"“「][^\"”」]{1,10}[\"”」]项目|\bdeadline\b|\bdue\b|\bbug\b|\bProject [A-Z]|\bticket\b|\bRFP\b",
+    r"|项目代号|代号|提测|上线|定稿|二期|一期|[\"“「][^\"”」]{1,10}[\"”」]项目|\bdeadline\b|\bdue\b|\bbug\b|(?-i:\bProject [A-Z])|\bticket\b|\bRFP\b",
     re.I,
 )
 _PII_LIKE = re.compile(r"\d{6,}|[\w.+-]+@[\w-]+\.\w+")
@@ -116,6 +122,7 @@ _PREF_LABELS = {
     "citation": ("引用", "citations"), "terminology": ("术语", "terminology"), "diet": ("饮食", "diet"),
     "drink": ("饮品", "drink"), "transport": ("出行", "transport"), "schedule": ("作息", "schedule"),
     "spelling": ("拼写", "spelling"), "punctuation": ("标点", "punctuation"), "emoji": ("表情符号", "emoji"),
+    "filler": ("客套与免责声明", "filler"), "date_format": ("日期格式", "date format"), "number_format": ("数字写法", "number format"),
 }
 _FACT_LABELS = {"school": ("就学", "schooling"), "birth": ("生育", "birth"), "marriage": ("婚姻", "marriage"),
                 "relocation": ("迁居", "relocation"), "graduation": ("毕业", "graduation"), "job_change": ("工作变动", "job change")}
@@ -151,7 +158,13 @@ def _render(kind: str, key: str, value: str, lang: str, fact_date=None, prec=Non
 
 def _cand(kind, key, value, lang, fact_date=None, prec=None, operation="set") -> Candidate:
     value = re.sub(r"\s+", " ", value).strip(" ，,。.：:、")
-    return Candidate(kind, key, value, _render(kind, key, value, lang, fact_date, prec, operation), lang, fact_date, operation)
+    return Candidate(kind, key, value, _render(kind, key, value, lang, fact_date, prec, operation), lang, fact_date, operation, prec)
+
+
+def candidate_reword(cand: Candidate, *, key: str | None = None, value: str | None = None) -> Candidate:
+    """A copy of ``cand`` with a new ``key`` and/or ``value`` (kind, language, date and operation kept);
+    its ``text`` is rendered again from key and value, as the rules do. Used by the LLM refiner."""
+    return _cand(cand.kind, key or cand.key, value or cand.value, cand.lang, cand.fact_date, cand.precision, cand.operation)
 
 
 _TECH_ALL = sorted(set(L.TECH_SKILLS + [w for w in L.CODE_LANGUAGES if len(w) > 1] + ["C++", "C#"]), key=len, reverse=True)
@@ -170,6 +183,10 @@ def _skills(c: str, lang: str, out: list, skip: set) -> None:
         out.append(_cand("profile", "skill:" + re.sub(r"\s+", "_", k), name, lang))
 
 
+_TOOL_NAME_RE = re.compile(r"(?<![A-Za-z])(" + _alt(list(L.TOOLS) + _TECH_ALL) + r")(?![A-Za-z+#])")
+TOOL_NAMES_LOWER = frozenset(x.lower() for x in list(L.TOOLS) + _TECH_ALL)
+
+
 def _tool_prefs(c: str, sent: str, lang: str, out: list, directive, code_ok: bool = True) -> set:
     """Preferred tools / code languages named with a directive in clause ``c``; appends at most one
     preference candidate to ``out`` and returns the lower-cased names consumed (also names that
@@ -178,7 +195,7 @@ def _tool_prefs(c: str, sent: str, lang: str, out: list, directive, code_ok: boo
     used = set()
     if not directive.search(c):
         return used
-    for m in re.finditer(r"(?<![A-Za-z])(" + _alt(list(L.TOOLS) + _TECH_ALL) + r")(?![A-Za-z+#])", c):
+    for m in _TOOL_NAME_RE.finditer(c):
         name = m.group(1)
         before = c[max(0, m.start() - 30):m.start()].lower()
         if re.search(r"(别|不要|不用|别给我|not|no|instead of|rather than|never|off|不是)\s*(plain\s+)?$", before):
@@ -186,12 +203,12 @@ def _tool_prefs(c: str, sent: str, lang: str, out: list, directive, code_ok: boo
             continue
         if lang == "zh" and not re.search(r"(用|按|使用|换成|改用|在)\s*$", before):
             continue
-        if lang == "en" and not re.search(r"\b(use|using|in|to|on|with|prefer|(?:of choice|preferred \w+|go-to \w+|favou?rite \w+) is)\s*$", before) \
+        if lang == "en" and not re.search(r"\b(use|using|in|to|on|with|prefer|(?:of choice|(?:preferred|go-to|favou?rite)(?: [\w-]+){1,3}) is)\s*$", before) \
                 and not re.match(r"^" + re.escape(name), c):
             continue
+        if not code_ok and (name.lower() in _CODE_LANG_SET or L.TOOLS.get(name) == "sql_dialect"):
+            continue
         if name.lower() in _CODE_LANG_SET:
-            if not code_ok:
-                continue
             key = "pref:code_language"
         elif name in L.TOOLS:
             key = "pref:tool:" + L.TOOLS[name]

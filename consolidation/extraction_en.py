@@ -56,21 +56,29 @@ def _resolve_date_en(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
     return None
 
 
-_EN_EMOTION = re.compile(r"\b(fed up|walk out|stressed|anxious|exhausted|frustrat\w*|burn(ed|t) out|sick of|tired of|annoyed|furious|overwhelmed|miserable|depressed|losing my mind|so done|quit my job|pissed)\b", re.I)
-_EN_TEMP = re.compile(r"\b(today|tonight|tomorrow|this week(end)?|next week|next month|this afternoon|this morning|right now|at the moment|for a while|for now|temporarily|off sick|on leave|on vacation|this time)\b", re.I)
+_EN_EMOTION = re.compile(r"\b(fed up|walk out|stressed|anxious|exhausted|frustrat\w*|burn(ed|t) out|sick of|tired of|annoyed|furious|overwhelmed|miserable|depressed|losing my mind|so done|quit my job|pissed|ugh|i hate)\b", re.I)
+_EN_TEMP = re.compile(r"\b(today|tonight|tomorrow|this week(end)?|next week|next month|this afternoon|this morning|right now|at the moment|for a while|for now|temporarily|off sick|on leave|on vacation|this time|for this one)\b", re.I)
 _EN_HYPO = re.compile(r"\b(if i were|if i was|if i had|were i|imagine|suppose|supposing|hypothetically|what if)\b", re.I)
-_EN_NEG = re.compile(r"\b(i'm not|i am not|not an?|i don't work|i do not work|never been|isn't|i'm no longer|i am no longer)\b", re.I)
+_EN_NEG = re.compile(r"\b(i'm not|i am not|not an?|i don't work|i do not work|never been|never lived|never worked|isn't|i'm no longer|i am no longer)\b", re.I)
+# Plans and wishes are not stable facts ("I'm thinking about moving", "maybe I'll try Vim one day").
+_EN_PLAN = re.compile(r"\b(planning to|plan to|thinking (?:about|of)|might|maybe|considering|someday|one day|hoping to|"
+                      r"want to (?:learn|try|move|become|switch)|going to (?:learn|try)|i'll try|i should)\b", re.I)
 _EN_PAST = re.compile(r"\b(used to|previously|formerly|before that|migrated off|moved off)\b", re.I)
-_EN_REQUEST = re.compile(r"^(please|can you|could you|would you|help me|write|draft|make|give|show|book|open|rank|turn|set|tidy|break|explain|walk|find|check|send|create|add|fix|summari[sz]e|translate)\b", re.I)
+_EN_REQUEST = re.compile(r"^(please|can you|could you|would you|help me|write|draft|make|give|show|book|open|rank|turn|set|tidy|break|explain|walk|find|check|send|create|add|fix|summari[sz]e|translate|reply|respond|answer|cite|round|avoid|skip|stop|don't|do not|format|rewrite|shorten)\b", re.I)
 
 _EN_DISCOURSE = re.compile(
     r"^(hi|hey|hello|ok|okay|also|and|but|so|yes|yeah|thanks|thank you|great|good|nice|fine|anyway|right|morning|well|honestly|"
-    r"unrelated|for context|quick update on me|heads up|personal milestone|btw|by the way|actually|oh|sure|cool|got it|going forward)\b[,:!.\s—-]*",
+    r"unrelated|for context|quick update on me|heads up|personal milestone|btw|by the way|actually|oh|sure|cool|got it|going forward|"
+    r"quick background|background|a bit about me|about me|fyi|for the record|just so you know|at work|these days|nowadays|"
+    r"professionally|day to day|in my job|in my role|in future|in the future)\b[,:!.\s—-]*",
     re.I,
 )
+# Job titles that name a person when the user says "my/our <title>"; words that also name software
+# ("my editor of choice", "our agent") are left out.
+_PEOPLE_TITLES = [t for t in L.EN_TITLE_NOUNS if t not in {"editor", "agent", "assistant", "admin", "administrator", "operator", "driver", "owner"}]
 _EN_FAMILY_RE = re.compile(r"^my\s+(" + _alt(L.EN_FAMILY) + r")\b", re.I)
 _EN_OTHER_RE = re.compile(
-    r"^((?:my|our)\s+(" + _alt(L.EN_OTHERS) + r")|he|she|they|his|her|their|the (client|customer|candidate)|a (candidate|colleague|client)|"
+    r"^((?:my|our)\s+(?:new\s+|old\s+|former\s+)?(" + _alt(L.EN_OTHERS + _PEOPLE_TITLES) + r")(?!\s+of choice)|he|she|they|his|her|their|the (client|customer|candidate)|a (candidate|colleague|client)|"
     r"[A-Z][a-z]+\s+(is|has|was|said|says|will|wants))\b", re.I)
 
 
@@ -102,48 +110,125 @@ def _split_en(text: str) -> list[tuple[str, list[str]]]:
 
 # --------------------------------------------------------------------------- English patterns
 _EN_CITY_RE = re.compile(r"\b(" + _alt(L.WORLD_CITY_LIST) + r")\b")
-_EN_CITY_BAD_BEFORE = re.compile(r"\b(flying to|fly to|flight to|going to|trip to|travel(l?ing)? to|visit(ing)?|from|heading to|off to)\s+(our\s+|the\s+)?$", re.I)
+_EN_CITY_BAD_BEFORE = re.compile(
+    r"\b(flying to|fly to|flight to|going to|trip to|travel(l?ing)? to|visit(ing)?|(?<!working )(?<!work )from|heading to|off to|"
+    r"university of|college of|institute of|school of)\s+(our\s+|the\s+)?$", re.I)
+# A residence / workplace anchor makes a city on its own ("based in Leeds"); a bare "in Leeds" only
+# counts in a clause that also states the user's job ("I'm a nurse in Leeds") — "a show in Tokyo" does not.
+_EN_CITY_STRONG = re.compile(
+    r"\b(live in|living in|lives in|based in|located in|reside in|residing in|moved to|relocated to|working out of|work out of|"
+    r"out of|working from|work from|here in|home in|(?:'ve|have) lived in|been living in)\s+(?:our\s+|the\s+)?$", re.I)
+_EN_CITY_WEAK = re.compile(r"\b(in|at|of|to|for)\s+(?:our\s+|the\s+)?$", re.I)
+_EN_CITY_AFTER = re.compile(r"\s+(office|plant|site|HQ|headquarters|branch|team|campus|hub|centre|center|factory|warehouse|store)\b", re.I)
+_EN_TITLE_ALT = _alt(L.EN_TITLE_PHRASES + L.EN_TITLE_NOUNS)
 _EN_TITLE_RE = re.compile(
-    r"\bI(?:'m| am)\s+(?:now\s+|currently\s+|still\s+|also\s+)?(?:a|an|the|our|one of the)\s+"
-    r"(?P<t>(?:[\w&/+\-]+\s+){0,4}?(?:" + _alt(L.EN_TITLE_PHRASES + L.EN_TITLE_NOUNS) + r"))s?\b"
-    r"|\b(?:I\s+)?(?:now\s+|currently\s+)?work as (?:a|an|the)\s+(?P<t2>(?:[\w&/+\-]+\s+){0,4}?(?:" + _alt(L.EN_TITLE_NOUNS) + r"))\b"
-    r"|\bI(?:'m| am)\s+(?:an?\s+|the\s+)?(?P<t3>SRE|DBA|PM|QA engineer|DevOps engineer|(?:head|director|vp|VP) of [A-Za-z&]+(?: [A-Za-z&]+)?(?= at| in| for|$))\b", re.I)
+    r"\bI(?:'m| am)\s+(?:now\s+|currently\s+|still\s+|also\s+)?(?:a|an|the|our|one of the)\s+(?:only\s+|new\s+|sole\s+|current\s+)?"
+    r"(?P<t>(?:[\w&/+\-]+\s+){0,4}?(?:" + _EN_TITLE_ALT + r"))s?\b"
+    r"|\b(?:I\s+)?(?:now\s+|currently\s+)?work as (?:a|an|the)\s+(?P<t2>(?:[\w&/+\-]+\s+){0,4}?(?:" + _EN_TITLE_ALT + r")"
+    r"|[\w&/+\-]+(?:\s+[\w&/+\-]+){0,2}?(?=\s+(?:in|at|for|on|with|and|based)\b|\s*$))\b"
+    r"|\bI(?:'m| am)\s+(?:an?\s+|the\s+)?(?P<t3>SRE|DBA|PM|QA engineer|DevOps engineer|(?:head|director|vp|VP) of [A-Za-z&]+(?: [A-Za-z&]+)?(?= at| in| for|$))\b"
+    r"|\bI(?:'ve| have) been (?:working as )?(?:a|an|the)\s+(?P<t4>(?:[\w&/+\-]+\s+){0,4}?(?:" + _EN_TITLE_ALT + r"))s?\b(?=\s+(?:for|since|at|in)\b|$)"
+    r"|\bmy (?:current )?(?:role|title|job title|position|job) is (?:a |an |the )?(?P<t5>[A-Za-z&/+\- ]{2,40}?)(?=\s+(?:at|in|for|on|and|but|with)\b|$)",
+    re.I)
+_TITLE_GROUPS = ("t", "t2", "t3", "t4", "t5")
+_EN_TITLE_NEXT_RE = re.compile(r"\s+(" + _alt(L.EN_TITLE_NOUNS) + r")\b", re.I)
+_RESP_VERBS = (r"run|lead|manage|coordinate|document|own|handle|oversee|support|cover|head|look after|work on|maintain|"
+               r"supervise|administer|teach|train")
+_RESP_GERUNDS = (r"running|leading|managing|coordinating|documenting|owning|handling|overseeing|supporting|covering|heading|"
+                 r"looking after|working on|maintaining|supervising|teaching")
+_RESP_END = r"(?=\s+(?:in|out of|based|from|at the|here)\b|$)"
+# Responsibility needs the user as subject ("I run ...", "I'm responsible for ..."): a subject-less
+# clause such as "Running can really boost your mood" is a generic statement, not a duty.
 _EN_RESP_RE = re.compile(
-    r"^(?:I\s+(?:also\s+|mainly\s+|mostly\s+|now\s+)?)?(?P<v>run|running|lead|leading|manage|managing|coordinate|coordinating|document|documenting|"
-    r"own|owning|handle|handling|oversee|overseeing|support|supporting|cover|covering|head|heading|look after|looking after|work on|working on|maintain|maintaining)\s+"
-    r"(?P<o>[^,;]+?)(?=\s+(?:in|out of|based|from|at the|here)\b|$)", re.I)
+    r"\bI\s+(?:also\s+|mainly\s+|mostly\s+|now\s+|currently\s+|still\s+|basically\s+)?(?P<v>" + _RESP_VERBS + r")\s+(?P<o>[^,;]+?)" + _RESP_END
+    + r"|\bI(?:'m| am)\s+(?:also\s+|mainly\s+|now\s+)?(?P<v3>responsible for|in charge of)\s+(?P<o3>[^,;]+?)" + _RESP_END
+    + r"|\bI(?:'m| am)\s+(?:currently\s+|now\s+)?(?P<v4>running|leading|managing|heading|overseeing|coordinating)\s+(?P<o4>(?:the|our)\s+[^,;]+?)" + _RESP_END,
+    re.I)
+# A gerund clause continuing a first-person clause of the same sentence ("I've moved to Dublin, same role,
+# running EMEA sales out of the Irish office").
+_EN_RESP_CONT = re.compile(r"^(?:also\s+|mainly\s+|mostly\s+|now\s+)?(?P<v>" + _RESP_GERUNDS + r")\s+(?P<o>[^,;]+?)" + _RESP_END, re.I)
+_EN_RESP_BAD_OBJ = re.compile(
+    r"^(?:(?:a|an)\s+\w+$|my\s+(?:" + _alt(L.EN_FAMILY) + r")\b|myself|yourself|you\b|it\b|this\b|that\b|them\b|things\b|a lot\b|lots\b|"
+    r"every\b|each\b|to\b|into\b|out\b|around\b|away\b|late\b|home\b)", re.I)
+_EN_GENERIC_PRED = re.compile(r"\b(is|are|was|were|has been|have been|can|could|must|will|would|should|makes?|takes?|feels?)\b", re.I)
 _EN_INDUSTRY_RE = re.compile(r"\b(" + _alt(L.EN_INDUSTRIES) + r")\b", re.I)
 _EN_INDUSTRY_CTX = re.compile(r"\b(company|firm|vendor|contractor|provider|startup|industry|sector|agency|bank|hospital|plant|retailer|manufacturer|operator|group|chain|business)\b", re.I)
+_EN_WORK_CTX = re.compile(r"\b(work|working|job|employer|company|firm|startup)\b", re.I)
+_EN_FIRST_PERSON = re.compile(r"\b(I|I'm|I've|my|our|we)\b", re.I)
 _EN_EDU_RE = re.compile(
-    r"\b(?:graduated from|studied (?:\w+\s+){0,3}at|(?:have|got|did) an? (?P<deg>master'?s|bachelor'?s|phd|ph\.d\.|mba|degree)(?: in [\w\s]+?)? (?:from|at))\s+"
+    r"\b(?:graduated from|studied (?:\w+\s+){0,3}at|(?i:have|got|did|hold|earned|completed|finished) (?i:an? |my )?"
+    r"(?P<deg>(?i:master'?s|bachelor'?s|phd|ph\.d\.|mba|degree|doctorate|msc|bsc))(?: (?i:in) [\w\s]+?)? (?i:from|at))\s+"
     r"(?P<u>(?:the\s+)?[A-Z][\w&.\-]*(?:\s+(?:of|[A-Z][\w&.\-]*))*)")
-_EN_DIRECTIVE = re.compile(r"\b(always|never|default|by default|prefer|going forward|from now on|for any|for all|instead|everything|switch|i work in|give me|use|lives in)\b", re.I)
-_EN_PREF_MARK = re.compile(r"\b(always|never|going forward|from now on|by default|default|prefer|preferably|i like|i love|i want|i'd like|i'd rather|all|any|every|everything|for good|can't stand|cannot stand|don't like|unless i say otherwise|how i want|instead|keep)\b", re.I)
+_EN_DEPT_RE = re.compile(
+    r"\bon the ([\w&\- ]{2,40}? team)\b|\bin (?:the |our )?(?:[A-Z][\w]+ )?([\w&\- ]{2,30}? (?:centre|center|department|division))\b"
+    r"|\bI\s+(?:\w+\s+)?work\s+(?:in|on|for)\s+(?:the|our)\s+([\w&\- ]{2,40}? (?:department|team|division|unit))\b"
+    r"|\bI(?:'m| am)\s+(?:in|on|part of)\s+(?:the|our)\s+([\w&\- ]{2,40}? (?:department|team|division|unit))\b", re.I)
+_EN_DIRECTIVE = re.compile(
+    r"\b(always|never|any|every|default|by default|prefer|going forward|from now on|for any|for all|instead|everything|switch|i work in|give me|use|"
+    r"lives in|keep|all my|of choice|go-to|preferred|favou?rite)\b", re.I)
+_EN_PREF_MARK = re.compile(
+    r"\b(always|never|going forward|from now on|by default|default|prefer|preferably|preferred|i like|i love|i want|i'd like|i'd rather|"
+    r"i'd prefer|rather than|all|any|every|everything|for good|can't stand|cannot stand|don't like|hate it when|unless|whenever|"
+    r"how i want|instead|in future|in the future|work best|works best|best for me|easier for me|of choice|go-to|"
+    r"in your (?:answers|replies|responses|writing|drafts|emails)|"
+    r"keep (?:it|things|answers|replies|responses|them|everything|your|code|explanations|the tone)|don't use|do not use|stop using|"
+    r"avoid|no need to)\b", re.I)
+# A standing rule overrides a deictic one-off ("always answer like this"); without one, "for this one",
+# "this paragraph" or "that email" make a request about one artefact, not a preference.
+_EN_STANDING = re.compile(
+    r"\b(always|never|going forward|from now on|by default|default|in future|in the future|every time|whenever|all my|unless|"
+    r"for good|prefer|i like|i'd rather|can't stand|don't like)\b", re.I)
+_EN_ONE_OFF = re.compile(
+    r"\b(?:this|that|these|those)\s+(?:one|time|email|draft|paragraph|answer|reply|message|doc|document|post|section|sentence|"
+    r"list|table|text|version|intro|slide|report|letter|script|query|function|file)s?\b|\b(?:for|in|with) (?:this|that|it)$|"
+    r"\bthe (?:above|previous|last) (?:one|answer|reply|draft|paragraph)\b", re.I)
 _CUR = _alt(L.CURRENCIES)
+_LANGS = (r"English|Chinese|Mandarin|Cantonese|Spanish|French|German|Japanese|Korean|Portuguese|Italian|Dutch|Russian|Arabic|"
+          r"Hindi|Vietnamese|Thai|Indonesian|Malay|Polish|Turkish|Swedish|Greek|Hebrew")
 _EN_PREF_TOPICS = [
     ("currency", re.compile(r"\b(?:figures|amounts|numbers|prices|everything|all|reporting|values|costs|money)\b[^.]{0,24}?\b(?:in|to)\s+(?P<v>" + _CUR + r")\b|\bswitch\b[^.]{0,24}?\bto\s+(?P<v2>" + _CUR + r")\b", re.I), "cur"),
-    ("units", re.compile(r"\b(?:metric|imperial)(?: units)?\b|\bkilograms\b|\bcelsius\b|\bfahrenheit\b", re.I), "span"),
-    ("rounding", re.compile(r"\bnearest (?:thousand|million|hundred|dollar|whole number|\w+)\b|\b(?:one|two|\d) decimal places?\b", re.I), "span"),
+    ("units", re.compile(r"\b(?:metric|imperial)\b(?!\s+(?-i:[A-Z]))(?: units| system| measurements)?|\bkilograms\b|\bcelsius\b|\bfahrenheit\b", re.I), "span"),
+    ("rounding", re.compile(r"\bnearest (?:thousand|million|hundred|dollar|whole number|\w+)\b|\b(?:one|two|three|\d) decimal places?\b", re.I), "span"),
     ("spelling", re.compile(r"\b(?:British|American|UK|US|Australian|Canadian)\s+(?:English\s+)?spelling\b", re.I), "span"),
-    ("punctuation", re.compile(r"\b(?:no|never use|avoid|without|skip the)\s+exclamation (?:marks|points)\b|\bexclamation (?:marks|points)\b", re.I), "span"),
+    ("punctuation", re.compile(r"\b(?:no|never use|avoid|without|skip the)\s+exclamation (?:marks|points)\b|\bexclamation (?:marks|points)\b|\boxford comma\b|\bem[- ]dashes\b", re.I), "span"),
     ("emoji", re.compile(r"\b(?:no|never use|without|avoid)?\s*emojis?\b", re.I), "span"),
-    ("language", re.compile(r"\b(?:in|reply in|respond in|answer in|write in)\s+(?:English|Chinese|Mandarin|Spanish|French|German|Japanese|Korean)\b", re.I), "marked"),
+    ("code_comments", re.compile(r"\b(?:code\s+)?comments\b|\bdocstrings?\b", re.I), "clause"),
+    ("citation", re.compile(r"\b(?:cite|citations?|sources|references|footnotes?)\b", re.I), "clause"),
+    ("language", re.compile(r"\b(?:in|reply in|respond in|answer in|write in)\s+(?:" + _LANGS + r")\b", re.I), "marked"),
     ("schedule", re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm)?[- ]to[- ]\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+(?:working\s+|work\s+)?(?:schedule|day|shift)\b", re.I), "span"),
-    ("diet", re.compile(r"\b(?:vegetarian|vegan|halal|kosher|gluten[- ]free|pescatarian|allergic to \w+|don't eat \w+)\b", re.I), "span"),
+    # Diet is about the user ("I'm vegan", "I don't eat pork"), never a dish someone else ate.
+    ("diet", re.compile(
+        r"\bI(?:'m| am)\s+(?:a\s+)?(?:strict\s+|strictly\s+|fully\s+|mostly\s+)?(?P<v>vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]intolerant|coeliac|celiac|teetotal)\b"
+        r"|\bI\s+(?P<v2>(?:don't|do not|never|can't|cannot)\s+eat\s+\w+|(?:only\s+)?eat\s+(?:halal|kosher)|keep\s+(?:halal|kosher))\b"
+        r"|\bI(?:'m| am)\s+(?P<v3>allergic to (?:tree nuts|nuts|peanuts|shellfish|seafood|gluten|dairy|eggs|soy|wheat|fish|sesame|lactose))\b", re.I), "grp"),
     ("drink", re.compile(r"\b(?:coffee|tea|espresso|latte|decaf)\b", re.I), "clause"),
-    ("structure", re.compile(r"\b(?:lead with|start with|(?:figures|numbers|conclusion|summary|answer|bottom line) first|tl;?dr first)\b", re.I), "clause"),
-    ("format", re.compile(r"\b(?:bullet points?|bullets|tables?|numbered lists?|markdown|headings|step by step|one-pager)\b", re.I), "clause"),
-    ("answer_length", re.compile(r"\b(?:short|brief|concise|detailed|in depth|in-depth|long-form|one-line|succinct)\b", re.I), "clause"),
-    ("tone", re.compile(r"\b(?:second person|first person|plain English|formal|informal|casual|friendly|jargon|tone)\b", re.I), "tone"),
+    ("structure", re.compile(
+        r"\b(?:lead with|start with|(?:the\s+)?(?:figures|numbers|conclusion|summary|answer|bottom line|code|result|recommendation|"
+        r"key points?|headline|tl;?dr|steps|example) first)\b"
+        r"|\b(?:summary|tl;?dr|recap|conclusion)\s+(?:at the (?:top|start|beginning)|up ?front)\b"
+        r"|\b(?:with|include|add|give me|show me)\s+(?:an?\s+|some\s+|concrete\s+|real\s+|worked\s+|real-world\s+)*examples?\b", re.I), "clause"),
+    ("format", re.compile(r"\b(?:bullet points?|bullets|tables?|numbered (?:lists?|steps|points|items)|markdown|headings|step[- ]by[- ]step|one-pager|checklists?)\b", re.I), "clause"),
+    ("answer_length", re.compile(
+        r"\b(?:short|brief|concise|detailed|in depth|in-depth|long-form|one-line|succinct|shorter|longer|"
+        r"waffle|rambl\w*|to the point|straight to the (?:point|answer)|wall of text|long paragraphs|word limit)\b"
+        r"|\bunder \d+ words\b|\b\d+ words or (?:less|fewer)\b", re.I), "clause"),
+    ("filler", re.compile(r"\b(?:pleasantries|small talk|fluff|filler|preamble|disclaimers?|caveats?|apologi[sz]\w*|sign-offs?|"
+                          r"(?:the |any )?(?:intro|outro)s?)\b", re.I), "clause"),
+    ("date_format", re.compile(r"\bdates?\s+(?:as|in|like)\s+(?:[A-Z]{1,4}[/\-.][A-Z]{1,4}[/\-.][A-Z]{2,4}|ISO(?: 8601)?|\w+ format)\b", re.I), "span"),
+    ("tone", re.compile(r"\b(?:second person|first person|plain English|formal|informal|casual|friendly|jargon|tone|blunt|polite)\b", re.I), "tone"),
     ("transport", re.compile(r"\b(?:by train|take the train|window seat|aisle seat|drive to work|cycle to work|bike to work)\b", re.I), "span"),
 ]
 _EN_FACT_EVENTS = [
     ("school", re.compile(r"\b(?:started|starts|starting|began|entered|graduated from|finished|is in|goes to)\s+(?:(?:his|her|their)\s+)?(?:first year (?:of|at)\s+)?(university|college|kindergarten|preschool|nursery|primary school|middle school|high school|elementary school|school|grade \w+|first grade)\b", re.I)),
-    ("birth", re.compile(r"\b(?:had (?:a|our|my) (?:baby|son|daughter|first child|second child)|became a (?:father|mother|dad|mom|mum|parent)|was born|gave birth|welcomed (?:a|our) \w+)\b", re.I)),
-    ("marriage", re.compile(r"\b(?:got married|married|got engaged|got divorced)\b", re.I)),
+    ("birth", re.compile(
+        r"\b(?:had|welcomed|adopted)\s+(?:a|our|my|their)\s+(?:(?:first|second|third|fourth|new|little|baby)\s+)?(?:baby|son|daughter|child|kid|boy|girl|twins|grandson|granddaughter)\b"
+        r"|\bbecame (?:a )?(?:first-time )?(?:father|mother|dad|mom|mum|parent|grandfather|grandmother|grandparent|grandma|grandpa|granny|aunt|uncle)\b"
+        r"|\b(?:was|were) born\b|\bgave birth\b", re.I)),
+    ("marriage", re.compile(r"\b(?:got married|married|got engaged|got divorced|tied the knot)\b", re.I)),
     ("relocation", re.compile(r"\b(?:moved|relocated)\s+(?:here\s+|back\s+)?(?:to|from)\s+(?P<p>[A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*)*)", re.I)),
     ("graduation", re.compile(r"\bgraduated\b", re.I)),
-    ("job_change", re.compile(r"\b(?:joined|retired|got promoted|was promoted)\b", re.I)),
+    ("job_change", re.compile(r"\b(?:joined|retired|got promoted|was promoted|started a new job|got a new job|changed jobs|switched jobs|went freelance|"
+                              r"started (?:at|with) (?:this|the|a|my new) (?:company|firm|job|team)|started working (?:at|for|here))\b", re.I)),
 ]
 _EN_RETRACT = re.compile(
     r"\b(?:I\s+)?no longer\s+(?P<v>manage|lead|run|handle|own|cover|work on|look after|support|coordinate|oversee|do)\s+(?P<o>[^,;.]+)"
@@ -155,70 +240,141 @@ _EN_REGION_RE = re.compile(r"\b(?:live in|living in|based in|located in|moved to
 _EN_WORKPLACE_RE = re.compile(r"\bI\s+(?:\w+\s+)?work\s+(?:part[- ]time\s+|full[- ]time\s+)?(?:at|in|for)\s+(?:a|an|the)\s+(?P<w>(?:[\w&'\-]+\s+){0,3}?[\w&'\-]+?)(?=\s+(?:as|in|at|and|but|so|with|for|near|downtown)\b|$)", re.I)
 
 
-def _en_city(c: str, relocating: bool = False) -> str | None:
+def _en_city(c: str, relocating: bool = False) -> tuple[str | None, bool]:
+    """The city or region named in clause ``c`` and whether a residence/workplace anchor names it."""
     rm = _EN_REGION_RE.search(c)
     if rm:
-        return next((r for r in L.EN_REGION_LIST if r.lower() == rm.group(1).lower()), rm.group(1))
+        return next((r for r in L.EN_REGION_LIST if r.lower() == rm.group(1).lower()), rm.group(1)), True
     for m in _EN_CITY_RE.finditer(c):
         before = c[max(0, m.start() - 30):m.start()]
         if _EN_CITY_BAD_BEFORE.search(before):
             continue
-        after = c[m.end():m.end() + 12]
-        if relocating or re.search(r"\b(in|based in|out of|at|of|to|here in|live in|living in|located in)\s+(?:our\s+|the\s+)?$", before, re.I) \
-                or re.match(r"\s+(office|plant|site|HQ|headquarters|branch|team|campus|hub|centre|center)\b", after, re.I):
-            return m.group(1)
-    return None
+        if relocating or _EN_CITY_STRONG.search(before) or _EN_CITY_AFTER.match(c[m.end():m.end() + 14]):
+            return m.group(1), True
+        if _EN_CITY_WEAK.search(before):
+            return m.group(1), False
+    return None, False
 
 
-def _en_profile(c: str, lang: str, out: list) -> None:
+def _en_resp(c: str, continuing: bool):
+    """(verb, object) of a responsibility stated by the user, or None."""
+    r = _EN_RESP_RE.search(c)
+    if r:
+        v = next(g for g in ("v", "v3", "v4") if r.group(g))
+        o = r.group({"v": "o", "v3": "o3", "v4": "o4"}[v])
+        verb = r.group(v)
+    elif continuing:
+        r = _EN_RESP_CONT.match(c)
+        if not r or _EN_GENERIC_PRED.search(c[r.end("v"):]):
+            return None
+        verb, o = r.group("v"), r.group("o")
+    else:
+        return None
+    o = o.strip()
+    if _EN_RESP_BAD_OBJ.match(o) and not o.lower().startswith("the "):
+        return None
+    return verb, o
+
+
+def _en_profile(c: str, lang: str, out: list, continuing: bool = False) -> None:
     rel = re.search(r"\b(?:relocated|moved|transferred)\s+(?:back\s+)?to\s+", c, re.I)
-    city = _en_city(c[rel.end():], True) if rel else _en_city(c)
-    if city:
-        out.append(_cand("profile", "city", city, lang))
+    city, strong = _en_city(c[rel.end():], True) if rel else _en_city(c)
     m = _EN_TITLE_RE.search(c)
+    resp = _en_resp(c, continuing)
+    dm = _EN_DEPT_RE.search(c)
+    w = _EN_WORKPLACE_RE.search(c)
+    works = bool(m or resp or dm or w)
+    if city and (strong or works):
+        out.append(_cand("profile", "city", city, lang))
+    else:
+        city = None
     if m:
-        t = (m.group("t") or m.group("t2") or m.group("t3")).strip()
+        g = next(g for g in _TITLE_GROUPS if m.group(g))
+        t = m.group(g).strip()
         hm = re.search(r"\bI(?:'m| am)\s+(?:the\s+|an?\s+)?((?:head|director|VP|vp|manager) of [A-Za-z&]+)", c)
         if hm:
             t = hm.group(1)
-        nxt = re.match(r"\s+(" + _alt(L.EN_TITLE_NOUNS) + r")\b", c[m.end("t" if m.group("t") else ("t2" if m.group("t2") else "t3")):], re.I)
-        if nxt:
+        nxt = _EN_TITLE_NEXT_RE.match(c[m.end(g):])
+        if nxt and g != "t5":
             t += " " + nxt.group(1)
         out.append(_cand("profile", "role", t, lang))
         sen = next((s for s in L.EN_SENIORITY if t.lower().startswith(s + " ")), None)
         if sen:
             out.append(_cand("profile", "seniority", sen, lang))
-        dm = re.search(r"\bon the ([\w&\- ]{2,40}? team)\b|\bin (?:the |our )?(?:[A-Z][\w]+ )?([\w&\- ]{2,30}? (?:centre|center|department|division))\b", c)
-        if dm:
-            dep = dm.group(1) or dm.group(2)
-            if city:
-                dep = dep.replace(city + " ", "")
-            out.append(_cand("profile", "department", dep, lang))
-    r = _EN_RESP_RE.search(c)
-    if r and not re.match(r"(a|an|the)\s+\w+$", r.group("o"), re.I) or (r and r.group("o").lower().startswith("the ")):
-        o = r.group("o").strip()
+    if dm and (m or dm.group(3) or dm.group(4)):
+        dep = next(x for x in dm.groups() if x)
+        if city:
+            dep = dep.replace(city + " ", "")
+        out.append(_cand("profile", "department", dep, lang))
+    if resp:
+        o = resp[1]
         if city:
             o = re.sub(r"\s+(?:in|out of|at)\s+(?:the\s+|our\s+)?" + re.escape(city) + r".*$", "", o)
-        out.append(_cand("profile", "responsibility", (r.group("v") + " " + o).strip(), lang))
+        out.append(_cand("profile", "responsibility", (resp[0] + " " + o).strip(), lang))
     ind = _EN_INDUSTRY_RE.search(c)
-    if ind and _EN_INDUSTRY_CTX.search(c):
+    if ind and _EN_INDUSTRY_CTX.search(c) and (works or (_EN_WORK_CTX.search(c) and _EN_FIRST_PERSON.search(c))):
         out.append(_cand("profile", "industry", ind.group(1).lower(), lang))
     e = _EN_EDU_RE.search(c)
     if e:
-        out.append(_cand("profile", "education", e.group("u"), lang))
-    w = _EN_WORKPLACE_RE.search(c)
-    if w and not _TOOLS_RE.search(w.group("w")) and not (city and city in w.group("w")):
+        out.append(_cand("profile", "education", re.sub(r"^the\s+", "", e.group("u")), lang))
+    if w and not _TOOLS_RE.search(w.group("w")) and not (city and city in w.group("w")) and not (dm and w.group("w") in dm.group(0)):
         out.append(_cand("profile", "company", w.group("w"), lang))
 
 
+def _en_pref_topics(c: str, topics: list, out: list) -> bool:
+    """Append the first preference topic of ``topics`` found in clause ``c``; True when one was."""
+    for key, rx, mode in topics:
+        m = rx.search(c)
+        if not m:
+            continue
+        if mode == "cur":
+            v = m.group("v") or m.group("v2")
+            v = L.CURRENCIES.get(v, L.CURRENCIES.get(v.lower(), v.upper()))
+        elif mode in ("span", "marked"):
+            v = m.group(0).strip()
+        elif mode == "grp":
+            v = next(x for x in m.groups() if x)
+        elif mode == "tone":
+            v = ", ".join(dict.fromkeys(x.group(0) for x in rx.finditer(c)))
+        else:
+            v = re.sub(r"^(?:and|also|please|so)\s+", "", c, flags=re.I)[:80]
+        out.append(_cand("preference", "pref:" + key, v, "en"))
+        return True
+    return False
+
+
+_EN_POLITE_RULE = re.compile(
+    r"^(?:(?:ok|okay|so|and|also|hey|hi)\W+)*(?:could|can|would|will) you\s+(?:please\s+)?"
+    r"(?=.*\b(?:always|never|from now on|going forward|in future|by default|default to|every time)\b)", re.I)
+_UNMARKED_OK = {"currency", "units", "rounding", "spelling", "punctuation", "schedule", "diet"}
+# Answer-style topics must be about what the assistant produces for the user ("your answers", "write",
+# "for me", "I prefer ..."): "All you need is to be friendly" describes the listener, not a style.
+_STYLE_TOPICS = {"format", "structure", "answer_length", "tone", "language", "code_comments", "citation", "emoji", "punctuation",
+                 "filler", "date_format"}
+_EN_STYLE_CUE = re.compile(
+    r"\b(?:you (?:write|answer|reply|respond|give|send|draft|explain|suggest|compare|summari[sz]e|use|format|show|list|present)|"
+    r"your (?:answers?|repl(?:y|ies)|responses?|writing|drafts?|explanations?|summar(?:y|ies)|output|code|messages?)|"
+    r"answers?|repl(?:y|ies)|respon(?:d|ses?)|write|writing|written|drafts?|explain|explanations?|give me|send me|show me|tell me|"
+    r"format|output|summar\w*|reports?|updates?|emails?|docs|documents?|code|scripts?|cite|sources|for me|with me|to me|"
+    r"i (?:read|skim)|i prefer|i'd prefer|i like|i'd like|i'd rather|i want|work best|works best|use)\b", re.I)
+
+
 def extract_en(text: str, at: _dt.datetime, out: list) -> None:
-    subject = None
+    """Append the candidates of one English message ``text`` (sent at ``at``) to ``out``."""
     for sent, clauses in _split_en(text):
-        tm = re.search(r"\b(?:when I say|by)\s+[\"'“]?(?P<t>[\w\- ]{1,30}?)[\"'”]?,?\s+I mean\s+(?P<d>[^.!?]+)", sent, re.I)
+        # The subject is resolved per sentence: "I'm here for you! Go create something" must not
+        # lend the "I" of the first sentence to the second.
+        subject = None
+        tm = re.search(r"\b(?:when I say|by)\s+[\"'“‘]?(?P<t>[\w\- ]{1,30}?)[\"'”’]?,?\s+I mean\s+(?P<d>[^.!?]+)", sent, re.I)
         if tm and not sent.rstrip().endswith("?"):
             out.append(_cand("preference", "pref:terminology:" + tm.group("t").lower(), tm.group("d"), "en"))
             continue
-        if sent.rstrip().endswith("?"):
+        pm = _EN_POLITE_RULE.match(sent) if sent.rstrip().endswith("?") else None
+        if pm:
+            # "Could you always format dates as DD/MM/YYYY?" is a standing rule asked politely.
+            sent = sent[pm.end():].rstrip(" ?")
+            clauses = _split_en(sent)[0][1] if sent else []
+        elif sent.rstrip().endswith("?"):
             keep = []
             for cl in clauses[:-1]:
                 cl2 = _strip_discourse(cl, _EN_DISCOURSE)
@@ -232,6 +388,7 @@ def extract_en(text: str, at: _dt.datetime, out: list) -> None:
             c = _strip_discourse(raw, _EN_DISCOURSE)
             if not c:
                 continue
+            continuing = subject == "self"
             s = _en_subject(c)
             if s is not None:
                 subject = s
@@ -240,9 +397,9 @@ def extract_en(text: str, at: _dt.datetime, out: list) -> None:
             if _EN_EMOTION.search(c) or _PII_LIKE.search(c):
                 continue
             subj = subject or "none"
-            if subj == "self" or subj.startswith("family:") or subj == "none":
+            if subj in ("self", "none", "we") or subj.startswith("family:"):
                 _en_fact(c, subj, at, out)
-            if _EN_TEMP.search(c) or _PROJECT.search(c) or _EN_PAST.search(c):
+            if _EN_TEMP.search(c) or _PROJECT.search(c) or _EN_PAST.search(c) or _EN_PLAN.search(c):
                 continue
             if subj == "other" or subj.startswith("family:"):
                 continue
@@ -254,33 +411,22 @@ def extract_en(text: str, at: _dt.datetime, out: list) -> None:
                     obj = r.group("o") or r.group("o2")
                     out.append(_cand("profile", "responsibility", obj, "en", operation="retract"))
                 continue
-            used = _tool_prefs(c, sent, "en", out, _EN_DIRECTIVE)
+            standing = _EN_STANDING.search(c) or _EN_STANDING.search(sent)
+            one_off = _EN_ONE_OFF.search(c) and not standing
+            used = set()
+            if not one_off:
+                used = _tool_prefs(c, sent, "en", out, _EN_DIRECTIVE, code_ok=subj != "self" or bool(standing))
             got_pref = bool(used) and bool(out) and out[-1].kind == "preference" and out[-1].value.lower() in used
             marked = _EN_PREF_MARK.search(c) or _EN_PREF_MARK.search(sent)
-            if not got_pref and subj in ("self", "you", "none", "we"):
-                for key, rx, mode in _EN_PREF_TOPICS:
-                    m = rx.search(c)
-                    if not m or (not marked and mode not in ("cur", "span")) or (not marked and key in ("emoji", "drink", "transport")):
-                        continue
-                    if mode == "marked":
-                        mode = "span"
-                    if mode == "cur":
-                        v = m.group("v") or m.group("v2")
-                        v = L.CURRENCIES.get(v, L.CURRENCIES.get(v.lower(), v.upper()))
-                    elif mode == "span":
-                        v = m.group(0).strip()
-                    elif mode == "tone":
-                        v = ", ".join(dict.fromkeys(x.group(0) for x in rx.finditer(c)))
-                    else:
-                        v = re.sub(r"^(?:and|also|please|so)\s+", "", c, flags=re.I)[:80]
-                    out.append(_cand("preference", "pref:" + key, v, "en"))
-                    got_pref = True
-                    break
+            if not got_pref and not one_off and subj in ("self", "you", "none", "we"):
+                styled = subj == "you" or _EN_STYLE_CUE.search(c) or _EN_STYLE_CUE.search(sent)
+                topics = [t for t in _EN_PREF_TOPICS if (marked or t[0] in _UNMARKED_OK) and (styled or t[0] not in _STYLE_TOPICS)]
+                got_pref = _en_pref_topics(c, topics, out)
             if got_pref or subj == "you":
                 continue
             neg = _EN_NEG.search(c)
             if subj in ("self", "none") and not neg:
-                _en_profile(c, "en", out)
+                _en_profile(c, "en", out, continuing)
             if (subj in ("self", "we") or re.match(r"(mostly|mainly|primarily|largely|also)\b", c, re.I)) and not neg:
                 _skills(c, "en", out, used)
 

@@ -83,7 +83,7 @@ WORLD_CITY_LIST = _split_world(WORLD_CITIES)
 
 # --- job titles --------------------------------------------------------------
 # Chinese title nouns: a title is "<modifiers><suffix>", e.g. 客户经理, 售前解决方案工程师.
-ZH_TITLE_SUFFIXES = """经理 总监 主管 专员 工程师 设计师 分析师 架构师 研究员 会计 出纳 审计师 审计 顾问 律师 法务 医生 护士 教师 老师 讲师
+ZH_TITLE_SUFFIXES = """经理 总监 主管 专员 工程师 设计师 分析师 架构师 研究员 会计师 会计 出纳 税务师 医师 药师 技师 教练 审计师 审计 顾问 律师 法务 医生 护士 教师 老师 讲师
 助理 秘书 编辑 记者 运营 开发 研发 测试 后端 前端 全栈 算法 销售 客服 采购 文员 HRBP HR BP 数据分析 主任 组长 部长
 总裁 CEO CTO CFO COO CIO 创始人 合伙人 店长 司机 调度 厨师 翻译 咨询师 规划师 策划 文案 主播 督导 质检 实习生 管培生
 程序员 科学家 精算师 营养师 药剂师 建筑师 技术员 操作员 厂长 院长 校长 教授 产品经理 项目经理 招聘 猎头 培训师 评估师
@@ -97,7 +97,11 @@ journalist programmer tester trainer chef driver pharmacist therapist clerk cash
 broker agent partner principal dispatcher advisor adviser bartender cook plumber librarian secretary waiter waitress
 farmer mechanic electrician carpenter firefighter pilot cop soldier dentist veterinarian vet surgeon photographer artist
 musician dancer actor actress author novelist baker butcher janitor cleaner housekeeper nanny caregiver pharmacist
-receptionist barista cashier translator interpreter tutor professor physician paramedic midwife welder machinist""".split()
+receptionist barista cashier translator interpreter tutor professor physician paramedic midwife welder machinist
+radiographer sonographer radiologist physiotherapist physio optometrist optician psychologist psychiatrist counselor counsellor
+therapist pharmacist dietitian nutritionist hygienist caseworker social worker surveyor estimator underwriter loan officer
+copywriter illustrator animator videographer producer curator archivist analyst steward stewardess attendant lifeguard
+instructor coach paralegal solicitor barrister notary auditor inspector technologist""".split()
 
 EN_TITLE_PHRASES = ["product owner", "scrum master", "business partner", "team lead", "tech lead"]
 
@@ -149,6 +153,8 @@ TOOLS = {
     "Figma": "design", "Sketch": "design", "Photoshop": "design", "Canva": "design",
     "Tableau": "bi", "Power BI": "bi", "PowerBI": "bi", "Looker": "bi", "帆软": "bi", "FineBI": "bi",
     "Mac": "os", "macOS": "os", "Windows": "os", "Linux": "os",
+    "BigQuery": "sql_dialect", "T-SQL": "sql_dialect", "PL/SQL": "sql_dialect", "Redshift": "sql_dialect",
+    "PostgreSQL": "sql_dialect", "MySQL": "sql_dialect", "SQLite": "sql_dialect", "Snowflake": "sql_dialect",
     "pytest": "test_framework", "unittest": "test_framework", "JUnit": "test_framework", "Jest": "test_framework",
     "Playwright": "test_framework", "Cypress": "test_framework", "Selenium": "test_framework",
 }
@@ -158,6 +164,9 @@ CURRENCIES = {
     "USD": "USD", "US dollars": "USD", "dollars": "USD", "AUD": "AUD", "Australian dollars": "AUD", "CAD": "CAD",
     "SGD": "SGD", "HKD": "HKD", "JPY": "JPY", "yen": "JPY", "CNY": "CNY", "RMB": "CNY", "yuan": "CNY", "INR": "INR",
     "rupees": "INR", "MYR": "MYR", "ringgit": "MYR", "IDR": "IDR", "PHP": "PHP", "pesos": "PHP", "AED": "AED", "CHF": "CHF",
+    "Swiss francs": "CHF", "francs": "CHF", "KRW": "KRW", "won": "KRW", "THB": "THB", "baht": "THB", "dirhams": "AED",
+    "PLN": "PLN", "zloty": "PLN", "SEK": "SEK", "kronor": "SEK", "NZD": "NZD", "ZAR": "ZAR", "rand": "ZAR", "BRL": "BRL",
+    "reais": "BRL", "MXN": "MXN", "TWD": "TWD", "VND": "VND", "dong": "VND",
     "人民币": "人民币", "美元": "美元", "欧元": "欧元", "英镑": "英镑", "港币": "港币", "日元": "日元", "新加坡元": "新加坡元",
 }
 

@@ -27,7 +27,7 @@ __all__ = ["Candidate", "RULES_VERSION", "detect_injection", "extract_candidates
 # Re-exported for tests and tools that resolve dates or detect the language directly.
 _ = (_resolve_date_en, _resolve_date_zh, _lang_of)
 
-RULES_VERSION = "2026.03-r2"
+RULES_VERSION = "2026.05-r3"
 
 # --------------------------------------------------------------------------- entry point
 def extract_candidates(text: str, *, at: _dt.datetime, lang: str | None = None) -> list[Candidate]:

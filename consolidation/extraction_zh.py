@@ -9,7 +9,7 @@ import re
 
 from . import extraction_lexicon as L
 from .extraction_common import (
-    _PII_LIKE, _PROJECT, _TECH_ALL, _TECH_RE, _alt, _cand, _shift_month, _skills, _strip_discourse, _tool_prefs, _zh_int,
+    TOOL_NAMES_LOWER, _PII_LIKE, _PROJECT, _TECH_RE, _alt, _cand, _shift_month, _skills, _strip_discourse, _tool_prefs, _zh_int,
 )
 
 
@@ -49,11 +49,13 @@ def _resolve_date_zh(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
 
 _ZH_EMOTION = re.compile(r"烦死|好烦|真烦|焦虑|心力交瘁|崩溃|郁闷|压力(好|很|太|山)?大|想辞职|辞职算了|受不了|累死|气死|难受|无语|头疼|抓狂|绝望|心累|烦躁|委屈|难过|伤心|火大|憋屈|真想|要命|烦人")
 _ZH_TEMP = re.compile(r"这周|本周|下周|今天|明天|后天|今晚|今早|这两天|这几天|这阵子|最近|临时|暂时|目前先|这会儿|待会|一会儿?|月底前|周末|下个?月|这次|这趟|刚才")
+# Plans and wishes are not stable facts ("我打算明年考研", "等我有空了再研究一下Docker").
+_ZH_PLAN = re.compile(r"打算|准备(?:去|学|考|换|转)|计划(?:去|学|考|换|转)|想学|要学|想去|想转|等我|有空(?:了|再|的时候)|再研究|考虑要不要|在想要不要|在考虑")
 _ZH_HYPO = re.compile(r"如果|假如|(?<![主只])要是|假设|万一|若是|倘若|假使|换做是?我|换作是?我")
 _ZH_QWORD = re.compile(r"[吗呢嘛][？?]?$|是不是|要不要|该不该|能不能|可不可以|有没有|应不应该|[？?]")
 _ZH_QWORD_WEAK = re.compile(r"怎么|什么|多少|哪|几[天个]|为什么|如何|咋")
-_ZH_NEG = re.compile(r"不是|并非|别以为|不算|没在|从没|从来没|不属于|^不$")
-_ZH_PAST = re.compile(r"^(之前|以前|原来|过去|曾经|那时候|当时)|之前那种|以前那种|之前一直|以前一直")
+_ZH_NEG = re.compile(r"不是|并非|别以为|不算|没在|不在|没有在|不做|不干|不负责|从没|从来没|没做过|没用过|不属于|^不$")
+_ZH_PAST = re.compile(r"^(我|本人)?(之前|以前|原来|过去|曾经|那时候|当时)|之前那种|以前那种|之前一直|以前一直|(?<![没未])[干做待呆当]过(?!来|去|头|度|渡|滤)")
 _ZH_REQUEST = re.compile(r"^(帮我|帮忙|请你?|麻烦|给我|你帮|能否|可以帮|替我|问一下|想问|问个|顺便把)")
 
 _ZH_DISCOURSE = re.compile(
@@ -64,13 +66,18 @@ _ZH_OTHERS_RE = re.compile(r"^(是|因为|就是)?(有个|有位|有一个|有�
 _ZH_FAMILY_RE = re.compile(r"^(我的?|我家)?(" + _alt(L.ZH_FAMILY) + r")")
 _ZH_REPORTED = re.compile(r"(客户|领导|老板|同事|他|她|他们|她们|对方|候选人)(说|表示|觉得|认为|要求|反馈)")
 
+_ZH_WE_RE = re.compile(r"^(我们|咱们|我司|我们公司|公司)(?!的?(" + _alt(L.ZH_OTHERS) + "))")
+_ZH_TITLE_TAIL_RE = re.compile(r"的(?P<t>[^的]{0,10}(?:" + _alt(L.ZH_TITLE_SUFFIXES) + r"))$")
+_ZH_FAMILY_ANY_RE = re.compile("(" + _alt(L.ZH_FAMILY) + ")")
+
+
 def _zh_subject(c: str) -> str | None:
     if _ZH_REPORTED.search(c):
         return "other"
     m = _ZH_FAMILY_RE.match(c)
     if m:
         return "family:" + m.group(2)
-    if re.match(r"^(我们|咱们|我司|我们公司|公司)(?!的?(" + _alt(L.ZH_OTHERS) + "))", c):
+    if _ZH_WE_RE.match(c):
         return "we"
     if _ZH_OTHERS_RE.match(c) and not re.match(r"^我(是|在|做)", c):
         return "other"
@@ -101,32 +108,34 @@ _ZH_CITY_BAD_BEFORE = re.compile(r"(去|到|飞|飞往|出差|从|往|赴|离开
 _ZH_CITY_MOVE = re.compile(r"(调回|调到|调去|搬到|搬去|搬回|回到|落户|定居|移居|常驻|住在|base在|base|在|到了|是|于)$")
 _ZH_TITLE_RE = re.compile(
     r"(?<=[是的做当任个名])(?P<t>(?:(?!的|我|在|是|做|一家|一名|一位|一个|这边|那边|和|跟|，|还)[\u4e00-\u9fffA-Za-z&+#]){0,10}?"
-    r"(?:" + _alt(L.ZH_TITLE_SUFFIXES) + r"))"
+    r"(?:" + _alt(L.ZH_TITLE_SUFFIXES) + r")员?)"
     r"(?=$|[^\u4e00-\u9fffA-Za-z]|的|了|啊|吧|呢|在|已|[一二三四五六七八九十两几多]+年|和|兼|带|负责|主要|天天|每天|平时|这|那|岗|工作)")
 _ZH_DEPT_RE = re.compile(
     r"(?:^|(?<=[是在到的了|]))(?P<d>(?:(?!的|我|在|是|一家|做|这边|那边|，|了|到)[\u4e00-\u9fffA-Za-z&]){1,10}?"
     r"(?:部门|事业部|事业群|研究院|中心|部|组|科室|大区|实验室|工作室))(?=$|的|做|工作|上班|当|任|担任|负责|里|了|，|上|[^\u4e00-\u9fffA-Za-z])")
 _ZH_RESP_RE = re.compile(
-    r"(?:主要|平时|日常|目前|现在|专门|兼)?(?:负责|对接|主要做|主要管|兼管|管|支持|跟进|服务于?|带着?(?=[^，,。；]{0,10}(?:团队|组|人|团))|覆盖)(?:的是|的)?(?P<o>[^，,。；]{2,24})")
+    r"(?:主要|平时|日常|目前|现在|专门|兼)?(?:负责|对接|主要做|主要管|主要(?:看|处理|盯|跑|搞)|兼管|(?<![主监保托不尽血水别气吸只接])管(?:理)?(?!理员|理层|理者|家|道|子|用|它|不了)|支持|跟进|服务于?|带着?(?=[^，,。；]{0,10}(?:团队|组|人|团))|覆盖)(?:的是|的)?(?P<o>[^，,。；]{2,24})")
 _ZH_RESP_DEAL = re.compile(r"(?:主要|平时|日常)?跟(?P<o>[^，,。；]{2,16}?)打交道|(?:主要|平时|日常)(?:用[A-Za-z+#.\s]{1,20}?)?(?:写|搞|开发|维护)(?P<o2>[^，,。；]{2,16})")
 _ZH_INDUSTRY_RE = re.compile("(" + _alt(L.ZH_INDUSTRIES) + ")")
 _ZH_INDUSTRY_CTX = re.compile(r"公司|企业|车企|厂|集团|品牌|行业|领域|连锁|门店|总部|机构|医院|银行|工厂|研究院|超市")
 _ZH_EDU_RE = re.compile(
-    r"(?P<deg>本科|硕士|博士|研究生|MBA|大专|学士|博士后)(?:是|在)?(?P<u>[\u4e00-\u9fffA-Za-z]{2,12}?)(?:读|毕业|念)的?"
-    r"|(?P<u2>[\u4e00-\u9fff]{2,10}(?:大学|学院)|" + _alt(L.ZH_UNIVERSITY_SHORT) + r")(?P<deg2>本科|硕士|博士|研究生)?毕业"
+    r"(?P<deg>本科|硕士|博士|研究生|MBA|大专|学士|博士后|大学)(?:是在|是|在)?(?P<u>[\u4e00-\u9fffA-Za-z]{2,12}?)(?:读|毕业|念)的?"
+    r"|(?P<u2>[\u4e00-\u9fff]{2,10}(?:大学|学院)|" + _alt(L.ZH_UNIVERSITY_SHORT) + r")(?:[\u4e00-\u9fff]{0,6}?)(?P<deg2>本科|硕士|博士|研究生)?毕业"
     r"|毕业于(?P<u3>[\u4e00-\u9fffA-Za-z]{2,14})")
 _ZH_DIRECTIVE = re.compile(r"以后|今后|往后|默认|统一|一律|给我|你|更想|更喜欢|偏好|偏爱|习惯|一直用|一向用|都用|只用|换成|改用|按")
-_ZH_PREF_MARK = re.compile(r"都|以后|今后|往后|之后|下次|默认|统一|一律|一向|一直|总是|向来|从来|习惯|喜欢|偏好|偏爱|希望|最好|记得|别|不要|不用|只|每天|每次|平时|老规矩|类|所有|任何|全部|更想|更喜欢|宁可|能不")
+_ZH_PREF_MARK = re.compile(r"尽量|的时候|(?:回答|回复|答复|写|讲|解释)时|都|以后|今后|往后|之后|下次|默认|统一|一律|一向|一直|总是|向来|从来|习惯|喜欢|偏好|偏爱|希望|最好|记得|别|不要|不用|只|每天|每次|平时|老规矩|类|所有|任何|全部|更想|更喜欢|宁可|能不")
 _ZH_PREF_TOPICS = [
     ("code_completeness", re.compile(r"完整可运行|完整的?代码|完整的类|代码片段|只给片段|可运行")),
     ("code_comments", re.compile(r"注释")),
-    ("structure", re.compile(r"先给(结论|数字|数据)|先说结论|再解释|[三四五]段式|[三四五]段来|背景-|按.{0,14}(组织|结构)|结论先行|总分总")),
+    ("structure", re.compile(r"先给(结论|数字|数据)|先说结论|再解释|[三四五]段式|[三四五]段来|背景-|按.{0,14}(组织|结构)|结论先行|总分总|例子|举例|举个例|案例|打比方")),
     ("answer_length", re.compile(r"结论|简短|简洁|简单点|精简|短一点|长段落|长一点|详细|讲细|讲透|展开讲|铺垫|啰嗦|废话|句话|字以内|太长|太短|行以内|字数|篇幅|超过.{1,3}段|一页")),
     ("format", re.compile(r"表格|列表|分点|要点|条目|markdown|Markdown|图表|配图|配个图|编号|大纲|思维导图|摘要")),
     ("citation", re.compile(r"法条|出处|来源|引用|参考文献")),
     ("language", re.compile(r"中文|英文|英语|双语|繁体|简体")),
+    ("currency", re.compile(r"(?:金额|价格|报价|费用|预算|成本|数字|数据|都|统一|一律)[^，,。]{0,8}?(?:用|按|换成|以)(?P<v>人民币|美元|欧元|英镑|港币|港元|日元|新加坡元|澳元|加元|韩元|泰铢)")),
+    ("number_format", re.compile(r"阿拉伯数字|大写数字|汉字数字|中文数字|大写金额")),
     ("units", re.compile(r"万元|元为单位|为单位|公制|公斤|小数|千分位")),
-    ("tone", re.compile(r"语气|口吻|正式一点|口语化|客气|幽默|委婉")),
+    ("tone", re.compile(r"语气|口吻|正式一点|口语化|客气|幽默|委婉|通俗|大白话|接地气|专业术语|术语")),
     ("emoji", re.compile(r"表情|emoji", re.I)),
 ]
 _ZH_HABITS = [
@@ -137,12 +146,12 @@ _ZH_HABITS = [
 ]
 _ZH_HABIT_MARK = re.compile(r"一向|一直|习惯|总是|向来|从来|每天|每次|平时|都|只|能不|不坐|戒了|现在|喜欢|爱|不吃|不喝")
 _ZH_FACT_EVENTS = [
-    ("school", re.compile(r"(上|读|念|进)(幼儿园|小学|初中|高中|大学|研究生|[初高][一二三]|[一二三四五六]年级)|高考|中考|小升初|考上")),
+    ("school", re.compile(r"(上|读|念|进)了?的?(幼儿园|小学|初中|高中|大学|研究生|[初高][一二三]|[一二三四五六]年级)|高考|中考|小升初|考上了?(?:重点)?(?:幼儿园|小学|初中|高中|大学|研究生|博士)?")),
     ("birth", re.compile(r"出生|生了?二胎|生了(个|一个)?(儿子|女儿|孩子|宝宝)?|当(了)?(爸爸|妈妈|爹|妈|爸)|添了|生娃|怀孕|二胎")),
-    ("marriage", re.compile(r"结婚|结的婚|领证|订婚|离婚|办婚礼")),
+    ("marriage", re.compile(r"结[了的]?婚|领[了的]?证|订[了的]?婚|离[了的]?婚|办[了的]?婚礼")),
     ("relocation", re.compile(r"搬到了?|搬去了?|搬回了?|搬家|定居|落户|移居到?")),
     ("graduation", re.compile(r"毕业")),
-    ("job_change", re.compile(r"入职|跳槽|转岗|升职|晋升|退休")),
+    ("job_change", re.compile(r"入职|跳槽|转岗|升职|晋升|退休|换了?(?:份|个)?工作|离职|转行")),
 ]
 _ZH_RETRACT = re.compile(r"(?:不再|已经不|没再)(?P<v>负责|管|带|做|对接|是)(?P<o>[^，,。；]{2,20}?)了?$")
 
@@ -196,6 +205,8 @@ def _zh_profile(c: str, lang: str, out: list) -> None:
             t = m.group("t")
             if resp and m.start() >= resp.start():
                 continue
+            if c[m.start() - 1] == "做" and "用" in c[:m.start()]:
+                continue  # "用SQL做数据分析": an activity done with a tool, not a job title
             out.append(_cand("profile", "role", t, lang))
             sen = next((s for s in L.ZH_SENIORITY if t.startswith(s)), None)
             if sen:
@@ -203,7 +214,7 @@ def _zh_profile(c: str, lang: str, out: list) -> None:
             break
     if resp:
         o = re.sub(r"^(几家|一些|十几家|多家|各个|一个|整个|所有)", "", resp.group("o") or resp.group("o2"))
-        tm = re.search(r"的(?P<t>[^的]{0,10}(?:" + _alt(L.ZH_TITLE_SUFFIXES) + r"))$", o)
+        tm = _ZH_TITLE_TAIL_RE.search(o)
         if tm:
             out.append(_cand("profile", "role", tm.group("t"), lang))
             o = o[:tm.start()]
@@ -220,6 +231,7 @@ def _zh_profile(c: str, lang: str, out: list) -> None:
     if e:
         u = e.group("u") or e.group("u2") or e.group("u3")
         deg = e.group("deg") or e.group("deg2") or ""
+        deg = "" if deg == "大学" else deg
         out.append(_cand("profile", "education", u + deg, lang))
 
 
@@ -253,7 +265,7 @@ def extract_zh(text: str, at: _dt.datetime, out: list) -> None:
             # facts (self or family) with a time anchor
             if subj == "self" or subj.startswith("family:") or subj == "none":
                 _zh_fact(c, subj, at, out)
-            if _ZH_TEMP.search(c) or _PROJECT.search(c) or _ZH_PAST.search(c):
+            if _ZH_TEMP.search(c) or _PROJECT.search(c) or _ZH_PAST.search(c) or _ZH_PLAN.search(c):
                 continue
             if subj in ("other",) or subj.startswith("family:"):
                 continue
@@ -264,13 +276,14 @@ def extract_zh(text: str, at: _dt.datetime, out: list) -> None:
                 out.append(_cand("profile", key, _clean_zh_value(r.group("o")), "zh", operation="retract"))
                 continue
             used = _tool_prefs(c, sent, "zh", out, _ZH_DIRECTIVE)
-            got_pref = bool(used & {x.lower() for x in list(L.TOOLS) + _TECH_ALL}) and any(
+            got_pref = bool(used & TOOL_NAMES_LOWER) and any(
                 cd.kind == "preference" for cd in out[-1:])
             marked = _ZH_PREF_MARK.search(c) or _ZH_PREF_MARK.search(sent)
             if not got_pref and marked and subj in ("self", "you", "none", "we"):
                 for key, rx in _ZH_PREF_TOPICS:
-                    if rx.search(c):
-                        out.append(_cand("preference", "pref:" + key, _clean_zh_value(c), "zh"))
+                    tm = rx.search(c)
+                    if tm:
+                        out.append(_cand("preference", "pref:" + key, tm.groupdict().get("v") or _clean_zh_value(c), "zh"))
                         got_pref = True
                         break
             if not got_pref and subj in ("self", "none", "you"):
@@ -299,11 +312,11 @@ def _zh_fact(c: str, subj: str, at, out: list) -> None:
             return
         member = subj.split(":", 1)[1] if subj.startswith("family:") else ""
         if not member:
-            fm = re.search("(" + _alt(L.ZH_FAMILY) + ")", c[:m.start()])
+            fm = _ZH_FAMILY_ANY_RE.search(c[:m.start()])
             member = fm.group(1) if fm else ""
         if subj == "none" and not member and topic not in ("birth",):
             return
-        ev = {"结的婚": "结婚"}.get(m.group(0), m.group(0))
+        ev = re.sub(r"(?<=[结领订离办])[了的]", "", m.group(0)) if topic == "marriage" else m.group(0)
         if topic == "relocation":
             city = _ZH_CITY_RE.search(c, m.end()) or _ZH_PROV_RE.search(c, m.end())
             if city:

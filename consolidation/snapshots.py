@@ -15,9 +15,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Max
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
@@ -30,14 +31,16 @@ from profiles.rendering import render_memory_markdown
 from .models import ConfirmationRequest, ConfirmationStatus, MemoryVersion, Snapshot, SnapshotReason
 
 
+log = logging.getLogger("bizmemory.consolidation")
+
+
 class SnapshotNotFound(LookupError):
     """No snapshot with that version is retained for the user."""
 
 
 def memory_version_read(*, user_id: int) -> int:
-    """The user's current memory version (0 when none was ever written). Creates the row if missing."""
-    row, _ = MemoryVersion.objects.get_or_create(user_id=user_id)
-    return row.version
+    """The user's current memory version (0 when none was ever written; no row is created)."""
+    return MemoryVersion.objects.filter(user_id=user_id).values_list("version", flat=True).first() or 0
 
 
 def memory_version_bump(*, user_id: int, expected: int | None = None, now: dt.datetime | None = None) -> bool:
@@ -48,11 +51,20 @@ def memory_version_bump(*, user_id: int, expected: int | None = None, now: dt.da
     SQLite, PostgreSQL and MariaDB). Without it, it always bumps. Call it inside the
     transaction that writes the user's memory items.
     """
-    memory_version_read(user_id=user_id)
+    now = now or timezone.now()
     qs = MemoryVersion.objects.filter(user_id=user_id)
     if expected is not None:
         qs = qs.filter(version=expected)
-    return qs.update(version=F("version") + 1, updated_at=now or timezone.now()) == 1
+    if qs.update(version=F("version") + 1, updated_at=now) == 1:
+        return True
+    if expected not in (None, 0):
+        return False
+    try:  # first write for this user: the row does not exist yet (a concurrent first writer wins)
+        with transaction.atomic():
+            MemoryVersion.objects.create(user_id=user_id, version=1, updated_at=now)
+    except IntegrityError:
+        return False
+    return True
 
 
 def memory_document_refresh(*, user_id: int) -> MemoryDocument:
@@ -66,6 +78,20 @@ def memory_document_refresh(*, user_id: int) -> MemoryDocument:
         doc.version += 1
         doc.save(update_fields=["markdown", "tokens", "version", "updated_at"])
     return doc
+
+
+def memory_index_sync(*, user_id: int) -> None:
+    """Bring the user's search index in line with the current items after a memory change
+    (``profiles.search.memory_index_refresh``). Never raises: a failure is logged and the
+    search selector re-indexes a stale user itself."""
+    try:
+        from profiles.search import memory_index_refresh
+    except ImportError:  # search not installed in this build
+        return
+    try:
+        memory_index_refresh(user_id=user_id)
+    except Exception:  # noqa: BLE001 — the index heals itself; memory writes must not fail on it
+        log.warning("search index refresh failed for user %s", user_id, exc_info=True)
 
 
 def snapshot_item_dict(item: MemoryItem) -> dict:
@@ -175,6 +201,7 @@ def snapshot_restore(*, user_id: int, version: int, actor=None, now: dt.datetime
     if stale:
         ConfirmationRequest.objects.filter(pk__in=stale).update(status=ConfirmationStatus.DISMISSED, resolved_at=now)
     after = snapshot_create(user_id=user_id, reason=SnapshotReason.RESTORE, now=now)
+    memory_index_sync(user_id=user_id)
     audit_record(
         action="memory.restored", actor=actor, subject_user_id=user_id, target_type="snapshot", target_id=str(after.pk),
         details={

@@ -18,8 +18,15 @@ fused by reciprocal rank fusion (Cormack et al. 2009, k = 60):
   the similarity threshold dropped. PostgreSQL ranks with pgvector in SQL;
   SQLite and MySQL/MariaDB compute it in numpy over the user's rows.
 
-then time decay: a chunk ``age`` days old keeps ``0.5 + 0.5 * 2**(-age / half_life)``
-of its score (it loses at most half), unless the query carries a time cue
+The vector list's weight in the fusion is ``SEARCH_VECTOR_WEIGHT_MEMORY`` (default 1.0)
+or ``SEARCH_VECTOR_WEIGHT_SESSIONS`` (default 0.05: on LoCoMo conversations USE vectors
+alone reach evidence recall@5 0.10 against 0.48 for the lexical list, and any larger
+weight lowered the fused recall — see benchmarks/search_quality.py — so for past
+messages vectors only break ties and bring in cross-language hits the lexical list misses).
+
+Then time decay: a chunk ``age`` days old keeps ``floor + (1 - floor) * 2**(-age / half_life)``
+of its score (``SEARCH_DECAY_FLOOR`` 0.8, ``SEARCH_DECAY_HALF_LIFE_DAYS`` 180: older
+items lose at most a fifth, enough to reorder near-equals), unless the query carries a time cue
 (``之前``, ``去年``, ``last month``, ``ago``…), when no decay applies. Every query is
 filtered by ``user_id`` first: there is no code path that searches across users.
 """
@@ -68,14 +75,18 @@ def has_time_cue(query: str) -> bool:
     return bool(_TIME_CUE.search(query or ""))
 
 
-def lexical_terms(text: str) -> list[str]:
-    """Index terms of ``text``: CJK character bigrams (a lone CJK character stands alone) and
-    lowercased Latin/digit words minus a few English stop words, with a plural ``s`` stripped."""
+def lexical_terms(text: str, *, query: bool = False) -> list[str]:
+    """Index terms of ``text``: CJK character bigrams and lowercased Latin/digit words minus a few
+    English stop words, with a plural ``s`` stripped. Documents (``query`` False) also get CJK
+    unigrams, so a one-character query term (``猫``) matches; a query uses a CJK run's bigrams,
+    or the character itself when the run is one character long."""
     out: list[str] = []
     for m in _TERMS.finditer((text or "").lower()):
         run = m.group()
         if "\u3400" <= run[0] <= "\u9fff":
             out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
+            if not query and len(run) > 1:
+                out.extend(run)
         elif run not in _STOP:
             out.append(run[:-1] if len(run) > 3 and run.endswith("s") and not run.endswith("ss") else run)
     return out
@@ -340,11 +351,13 @@ def search_chunks(
                 mat = np.frombuffer(b"".join(bytes(r[8]) for r in ok), dtype="<f4").reshape(len(ok), emb.dim)
                 for r, s in zip(ok, mat @ qvec):
                     sims[r[0]] = float(s)
-    lex = _bm25(lexical_terms(query), [lexical_terms(r[4]) for r in rows])
+    lex = _bm25(lexical_terms(query, query=True), [lexical_terms(r[4]) for r in rows])
     fused: dict[int, float] = {}
+    scope = "MEMORY" if source == VectorSource.ITEM else "SESSIONS"
+    weight = float(cfg.get(f"SEARCH_VECTOR_WEIGHT_{scope}", 1.0 if scope == "MEMORY" else 0.05))
     vec_ranked = sorted((vid for vid, s in sims.items() if s >= min_similarity), key=lambda vid: -sims[vid])
     for rank, vid in enumerate(vec_ranked):
-        fused[vid] = fused.get(vid, 0.0) + 1.0 / (RRF_K + rank + 1)
+        fused[vid] = fused.get(vid, 0.0) + weight / (RRF_K + rank + 1)
     lex_ids = [r[0] for r in rows]
     lex_ranked = sorted((i for i in range(len(rows)) if lex[i] > 0), key=lambda i: -lex[i])
     for rank, i in enumerate(lex_ranked):
@@ -352,12 +365,13 @@ def search_chunks(
         fused[vid] = fused.get(vid, 0.0) + 1.0 / (RRF_K + rank + 1)
     by_id = {r[0]: (r, float(lex[i])) for i, r in enumerate(rows)}
     half_life = float(cfg.get("SEARCH_DECAY_HALF_LIFE_DAYS", 180))
+    floor = float(cfg.get("SEARCH_DECAY_FLOOR", 0.8))
     hits = []
     for vid, score in fused.items():
         r, lexical = by_id[vid]
         if not cue:
             age = max(0.0, (now - r[5]).total_seconds() / 86400)
-            score *= 0.5 + 0.5 * 2 ** (-age / half_life)
+            score *= floor + (1 - floor) * 2 ** (-age / half_life)
         hits.append(SearchHit(
             id=r[1] if source == VectorSource.ITEM else r[2], kind=r[3], text=r[4], date=r[5], score=score,
             similarity=sims.get(vid), lexical=lexical,

@@ -6,12 +6,12 @@ Every selector takes the user and filters by it first: no selector reads across 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.core.cache import cache
 
 from audit.sanitizer import analyze, mask
 from audit.services import sensitive_words_active
@@ -80,19 +80,19 @@ def _words_signature(words: list[str]) -> str:
     return hashlib.sha1("\x00".join(words).encode()).hexdigest()[:12]
 
 
+@functools.lru_cache(maxsize=100_000)
+def _masked(text: str, sig: str, words: tuple[str, ...]) -> str:
+    hits = analyze(text, sensitive_words=words)
+    return mask(text, hits) if hits else text
+
+
 def outbound_mask(text: str, *, words: list[str], words_sig: str | None = None) -> str:
     """``text`` with the sanitizer's current hits masked (defence in depth for data stored before a
-    detector or a sensitive word existed). Results are cached per text and word list."""
+    detector or a sensitive word existed). Results are kept in a per-process LRU (100,000 texts)
+    keyed by text and word list, so a warm request costs no sanitizer call (~1 ms each)."""
     if not text.strip():
         return text
-    sig = words_sig or _words_signature(words)
-    key = "outbound:" + hashlib.sha1(f"{sig}\x00{text}".encode()).hexdigest()
-    out = cache.get(key)
-    if out is None:
-        hits = analyze(text, sensitive_words=words)
-        out = mask(text, hits) if hits else text
-        cache.set(key, out, 3600)
-    return out
+    return _masked(text, words_sig or _words_signature(words), tuple(words))
 
 
 def _first_sentence(text: str) -> str:
@@ -109,7 +109,7 @@ def _pending_lines(user) -> list[str]:
     out = []
     for p in pending_confirmations(user=user) or []:
         get = p.get if isinstance(p, dict) else (lambda k, _p=p: getattr(_p, k, None))
-        text = get("question") or get("text") or (f"{get('key')}: {get('value')}" if get("key") else "")
+        text = get("line") or get("question") or get("text") or ""
         if text:
             out.append(f"- {' '.join(str(text).split())}")
     return out
@@ -118,21 +118,30 @@ def _pending_lines(user) -> list[str]:
 class _Filler:
     """Greedy token accounting: sections of lines are taken while they fit the budget."""
 
-    def __init__(self, budget: int):
+    def __init__(self, budget: int, clean):
         self.left = budget
+        self.clean = clean
         self.sections: dict[str, list[tuple[str, object]]] = {}
 
     def take(self, name: str, header: str, lines: list[tuple[str, object]], cap: int, *, contiguous: bool = False) -> int:
-        """Add lines (``(text, ref)``) of section ``name`` while they fit ``cap`` tokens; returns tokens used."""
+        """Add lines (``(text, ref)``) of section ``name`` while they fit ``cap`` tokens; returns tokens used.
+
+        Lines pass the outbound sanitizer (``clean``) only when examined, so the cost grows with
+        the budget, not with the number of items."""
         cap = min(cap, self.left)
         used = 0
         chosen: list[tuple[str, object]] = []
         header_cost = count_tokens(header + "\n")
-        for text, ref in lines:
+        misses = 0
+        for raw, ref in lines:
+            if cap - used < 4 or misses >= 8:  # nothing shorter is likely to fit
+                break
+            text = self.clean(raw)
             cost = count_tokens(text + "\n") + (0 if chosen else header_cost)
             if used + cost > cap:
                 if contiguous:
                     break
+                misses += 1
                 continue
             chosen.append((text, ref))
             used += cost
@@ -228,7 +237,7 @@ def memory_context(
         return MemoryContext("", 0, budget, reason="budget_too_small")
     words = sensitive_words_active()
     sig = _words_signature(words)
-    fill = _Filler(budget - head_cost)
+    fill = _Filler(budget - head_cost, lambda t: outbound_mask(t, words=words, words_sig=sig))
     mem_cap = fill.left if not recent else int(fill.left * 0.6)
     start = fill.left
     by_kind = {k: [i for i in items if i.kind == k] for k in ("profile", "preference", "fact")}
@@ -236,22 +245,19 @@ def memory_context(
     by_kind["preference"].sort(key=lambda i: (-i.confirmed_at.timestamp(), i.pk))
     by_kind["fact"] = _ranked_facts(user, by_kind["fact"], query, now)
     for kind in ("profile", "preference"):
-        lines = [(outbound_mask(_item_line(i), words=words, words_sig=sig), i.pk) for i in by_kind[kind]]
+        lines = [(_item_line(i), i.pk) for i in by_kind[kind]]
         fill.take(kind, "\n" + heads[kind], lines, mem_cap - (start - fill.left))
-    fill.take("pending", "\n" + heads["pending"], [(outbound_mask(p, words=words, words_sig=sig), None) for p in pending],
-              mem_cap - (start - fill.left))
-    lines = [(outbound_mask(_item_line(i), words=words, words_sig=sig), i.pk) for i in by_kind["fact"]]
+    fill.take("pending", "\n" + heads["pending"], [(p, None) for p in pending], mem_cap - (start - fill.left))
+    lines = [(_item_line(i), i.pk) for i in by_kind["fact"]]
     fill.take("fact", "\n" + heads["fact"], lines, mem_cap - (start - fill.left))
     if recent:
-        turns = [(outbound_mask(f"{role}: {' '.join(content.split())[:TURN_CHARS]}", words=words, words_sig=sig), mid)
-                 for mid, role, content in recent]
+        turns = [(f"{role}: {' '.join(content.split())[:TURN_CHARS]}", mid) for mid, role, content in recent]
         summary_wanted = bool(older) or len(recent) > 2
         fill.take("recent", "\n" + heads["recent"], turns, int(fill.left * 0.75) if summary_wanted else fill.left,
                   contiguous=True)
         shown = {ref for _, ref in fill.sections.get("recent", [])}
         source = [m for m in recent if m[0] not in shown and m[1] == "user"] + older  # newest first
-        lines = [(outbound_mask(f"- {_first_sentence(content)}", words=words, words_sig=sig), mid)
-                 for mid, _, content in source if content.strip()]
+        lines = [(f"- {_first_sentence(content)}", mid) for mid, _, content in source if content.strip()]
         fill.take("summary", "\n" + heads["summary"], lines, fill.left, contiguous=True)
         for name in ("recent", "summary"):  # taken newest first, shown in time order
             if name in fill.sections:

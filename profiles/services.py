@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from .models import Agent, ExpertSetting, ExtractionPolicy, MemorySettings
+from .models import Agent, ExpertSetting, ExtractionPolicy, MemoryDocument, MemoryItem, MemorySettings, MemoryVector
 
 User = get_user_model()
 
@@ -110,3 +110,115 @@ def expert_flags(*, user) -> tuple[set[str], set[str]]:
         if excl:
             excluded.add(slug)
     return disabled, excluded
+
+
+# --------------------------------------------------------------------------- the user's own controls
+# Called by the memory pages (profiles/views.py). Each one audits what happened with ids,
+# kinds and counts only — never the memory text (rule: issue #7, "audited, without content").
+
+
+def _deleted(result: tuple[int, dict], model) -> int:
+    """Rows of ``model`` itself in a ``QuerySet.delete()`` result (cascades are not counted)."""
+    return result[1].get(model._meta.label, 0)
+
+
+@transaction.atomic
+def memory_item_delete(*, user, item_id: int, actor=None) -> dict:
+    """Delete one of ``user``'s current memory items now, everywhere it is served from.
+
+    The item row is deleted (its search-index vector and any confirmation request naming
+    it cascade); journal entries — pending or archived — carrying the same kind and value
+    are deleted too, so a later consolidation cannot bring it back; MEMORY.md is
+    re-rendered and the memory version bumped (a consolidation planned before the delete
+    re-plans). Snapshots taken from now on do not contain it; retained older snapshots are
+    left as they are (history, staff restore). Audited as ``memory.item_deleted`` with the
+    item id, its kind and the counts.
+
+    Returns ``{"item_id": int, "kind": str, "journal_entries": int}``.
+    Raises ``MemoryItem.DoesNotExist`` for an unknown id, a superseded item or another
+    user's item (indistinguishable on purpose: views turn it into 404).
+    Rule: issue #7, "Delete one entry: gone from current memory, the rendered document, the
+    search index and future snapshots at once".
+    """
+    from audit.services import audit_record
+    from consolidation.models import JournalEntry
+    from consolidation.snapshots import memory_document_refresh, memory_version_bump
+
+    item = MemoryItem.objects.current().get(user=user, pk=item_id)
+    journal = _deleted(
+        # By kind and value: consolidation may rewrite the key (``pet`` → ``fact:pet``).
+        JournalEntry.objects.filter(user=user, kind=item.kind, value=item.value).delete(), JournalEntry
+    )
+    MemoryItem.objects.filter(pk=item.pk).delete()
+    memory_version_bump(user_id=user.pk)
+    memory_document_refresh(user_id=user.pk)
+    out = {"item_id": item_id, "kind": item.kind, "journal_entries": journal}
+    audit_record(
+        action="memory.item_deleted", actor=actor or user, subject_user=user, target_type="memory_item",
+        target_id=str(item_id), details={"kind": item.kind, "journal_entries": journal},
+    )
+    return out
+
+
+@transaction.atomic
+def memory_clear_all(*, user, include_history: bool = False, actor=None) -> dict[str, int]:
+    """Forget everything long-term about ``user``; optionally their conversation history too.
+
+    Deletes, in one transaction: every memory item (current and superseded), the journal
+    (pending and archived), snapshots, the search index (item and message vectors),
+    MEMORY.md, confirmation requests, held consolidation proposals and the user's
+    quarantine records; with ``include_history`` also their sessions and messages. The
+    memory version is bumped so a consolidation planned before cannot write back. Kept:
+    the account, the memory switches, the audit log. When history is kept, session
+    watermarks stay, so messages already read are not extracted again: a new start is
+    clean. Audited as ``memory.cleared`` with counts only.
+
+    Returns ``{"items", "journal", "snapshots", "vectors", "documents", "confirmations",
+    "proposals", "quarantine", "sessions", "messages"}`` → rows deleted (int).
+    Rule: issue #7, "Clear everything".
+    """
+    from audit.models import QuarantineRecord
+    from audit.services import audit_record
+    from consolidation.models import (
+        ConfirmationRequest, ConsolidationProposal, JournalEntry, Message, Session, Snapshot,
+    )
+    from consolidation.snapshots import memory_version_bump
+
+    counts: dict[str, int] = {}
+    steps = [
+        ("confirmations", ConfirmationRequest), ("proposals", ConsolidationProposal), ("vectors", MemoryVector),
+        ("items", MemoryItem), ("journal", JournalEntry), ("snapshots", Snapshot), ("documents", MemoryDocument),
+        ("quarantine", QuarantineRecord),
+    ]
+    for name, model in steps:
+        counts[name] = _deleted(model.objects.filter(user=user).delete(), model)
+    counts["messages"] = counts["sessions"] = 0
+    if include_history:
+        counts["messages"] = _deleted(Message.objects.filter(session__user=user).delete(), Message)
+        counts["sessions"] = _deleted(Session.objects.filter(user=user).delete(), Session)
+    memory_version_bump(user_id=user.pk)
+    audit_record(
+        action="memory.cleared", actor=actor or user, subject_user=user, target_type="user", target_id=str(user.pk),
+        details={"include_history": include_history, **counts},
+    )
+    return counts
+
+
+@transaction.atomic
+def memory_quarantine_clear(*, user, actor=None) -> int:
+    """Delete all of ``user``'s quarantine records now (what the sanitizer kept out of their
+    memory); returns how many. Audited as ``quarantine.cleared_by_user`` with the count and
+    the hit types — never the previews or originals. Rule: issue #7, "a button to delete
+    those quarantine records now"."""
+    from audit.models import QuarantineRecord
+    from audit.services import audit_record
+
+    qs = QuarantineRecord.objects.filter(user=user)
+    types = sorted({t for row in qs.values_list("hit_types", flat=True) for t in row.split(",") if t})
+    count = _deleted(qs.delete(), QuarantineRecord)
+    if count:
+        audit_record(
+            action="quarantine.cleared_by_user", actor=actor or user, subject_user=user, target_type="user",
+            target_id=str(user.pk), details={"count": count, "hit_types": types},
+        )
+    return count

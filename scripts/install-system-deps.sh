@@ -2,10 +2,12 @@
 # Install the Debian packages BizMemory's full test setup needs, if they are missing:
 #   pkg-config, libmariadb-dev  - to compile the mysqlclient driver (the MySQL/MariaDB extra)
 #   chromium                    - headless browser for the browser tests
+#   gettext                     - msgfmt, to compile the translations in locale/ (manage.py compilemessages)
+#   fonts-wqy-microhei          - a Chinese font, so browser-test screenshots of zh pages are readable
 # Idempotent: runs `apt-get update` (once) and `apt-get install` only if something is missing.
 set -euo pipefail
 
-PACKAGES=(pkg-config libmariadb-dev chromium)
+PACKAGES=(pkg-config libmariadb-dev chromium gettext fonts-wqy-microhei)
 
 log() { printf '[install-system-deps] %s\n' "$*"; }
 die() { printf '[install-system-deps] ERROR: %s\n' "$*" >&2; exit 1; }

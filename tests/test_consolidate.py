@@ -90,3 +90,123 @@ def test_the_document_respects_its_token_cap(alice, t0, settings):
     assert "skill number 29" in doc.markdown  # most recently confirmed stays
     assert "skill number 0\n" not in doc.markdown
     assert MemoryItem.objects.current().filter(user=alice).count() == 30
+
+
+def test_a_batch_cap_leaves_the_rest_pending(alice, t0, settings):
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, CONSOLIDATION_BATCH_TOKENS=10, CONSOLIDATION_MAX_BATCHES=3)
+    for i in range(8):
+        _entry(alice, f"skill:s{i}", f"Skill{i}", t0, tokens=10)
+    res = consolidation_run(user_id=alice.pk, now=t0)
+    assert res.batches == 3 and res.entries == 3 and res.pending_left == 5
+    assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(seconds=1)).status == "too_soon"
+
+
+def test_an_entry_larger_than_the_budget_forms_its_own_batch(alice, t0, settings):
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, CONSOLIDATION_BATCH_TOKENS=5, CONSOLIDATION_MAX_BATCHES=2)
+    _entry(alice, "city", "成都", t0, tokens=50)
+    _entry(alice, "role", "产品经理", t0, tokens=50)
+    _entry(alice, "department", "市场部", t0, tokens=50)
+    res = consolidation_run(user_id=alice.pk, now=t0)
+    assert (res.batches, res.entries, res.pending_left) == (2, 2, 1)
+
+
+def test_preferences_merge_by_topic_whatever_the_key_spelling(alice, t0):
+    _entry(alice, "answer_length", "简短", t0, kind="preference")
+    _entry(alice, "pref:answer_length", "三句话以内", t0 + dt.timedelta(days=1), kind="preference")
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    current = list(MemoryItem.objects.current().filter(user=alice))
+    assert [(i.key, i.value) for i in current] == [("pref:answer_length", "三句话以内")]
+
+
+def test_a_fact_said_again_keeps_its_date(alice, t0):
+    JournalEntry.objects.create(
+        user=alice, kind="fact", key="fact:marriage", value="结婚", text="事实·婚姻：结婚（2025年）",
+        fact_date=dt.date(2025, 1, 1), observed_at=t0, created_at=t0, tokens=5,
+    )
+    JournalEntry.objects.create(
+        user=alice, kind="fact", key="fact:marriage", value="结婚", text="事实·婚姻：结婚（2026年）",
+        fact_date=dt.date(2026, 1, 1), observed_at=t0 + dt.timedelta(days=400), created_at=t0, tokens=5,
+    )
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=400))
+    item = MemoryItem.objects.current().get(user=alice)
+    assert item.fact_date == dt.date(2025, 1, 1) and item.confirmed_at == t0 + dt.timedelta(days=400)
+
+
+def test_a_near_duplicate_under_another_key_updates_rather_than_adds(alice, t0):
+    _entry(alice, "skill:postgresql", "PostgreSQL", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    _entry(alice, "skill:postgres", "PostgreSQL 15", t0 + dt.timedelta(days=1))
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    current = list(MemoryItem.objects.current().filter(user=alice))
+    assert [i.value for i in current] == ["PostgreSQL 15"]
+    assert res.items_added == 1 and res.items_closed == 1
+
+
+def test_distinct_short_values_are_not_merged(alice, t0):
+    _entry(alice, "skill:java", "Java", t0)
+    _entry(alice, "skill:javascript", "JavaScript", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    assert MemoryItem.objects.current().filter(user=alice).count() == 2
+
+
+def test_a_retract_only_closes_the_matching_value(alice, t0):
+    _entry(alice, "responsibility", "华南渠道", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    _entry(alice, "responsibility", "海外市场", t0 + dt.timedelta(days=1), op="retract")
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert MemoryItem.objects.current().get(user=alice).value == "华南渠道"
+
+
+def test_self_correction_removes_a_planted_project_detail_and_audits_it(alice, t0):
+    from audit.models import AuditLog
+
+    _entry(alice, "city", "杭州", t0)
+    _entry(alice, "role", "后端工程师", t0)
+    _entry(alice, "skill:python", "Python", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    planted = MemoryItem.objects.create(  # e.g. let in by an older rule version or an import
+        user=alice, kind="profile", key="responsibility", value="Project Phoenix 的支付模块，JIRA-4521 下周五提测",
+        text="负责：Project Phoenix 的支付模块", valid_from=t0, confirmed_at=t0,
+    )
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == "done" and res.items_removed == 1
+    assert not MemoryItem.objects.filter(pk=planted.pk).exists()
+    assert MemoryItem.objects.current().filter(user=alice).count() == 3
+    log = AuditLog.objects.get(action="memory.item_removed")
+    assert log.target_id == str(planted.pk) and log.details["reason"] in {"project", "id_token", "deadline"}
+    assert "Phoenix" not in str(log.details)
+    assert "Phoenix" not in MemoryDocument.objects.get(user=alice).markdown
+
+
+def test_the_loss_guard_holds_a_run_that_would_remove_half_the_items(alice, t0):
+    from audit.models import AuditLog
+    from consolidation.models import ConsolidationProposal
+
+    for key, value in [("city", "杭州"), ("role", "后端工程师"), ("skill:python", "Python"), ("skill:go", "Go")]:
+        _entry(alice, key, value, t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    before = sorted(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True))
+    _entry(alice, "skill:python", "Python", t0 + dt.timedelta(days=1), op="retract")
+    _entry(alice, "skill:go", "Go", t0 + dt.timedelta(days=1), op="retract")
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == "held" and res.pending_left == 2
+    assert sorted(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == before
+    proposal = ConsolidationProposal.objects.get(pk=res.proposal_id)
+    assert (proposal.items_at_start, proposal.removed) == (4, 2)
+    assert AuditLog.objects.filter(action="memory.consolidation_held", target_id=str(proposal.pk)).exists()
+    # while it waits for an admin, later runs do not apply anything either
+    assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=2)).status == "held"
+
+
+def test_one_replacement_in_a_small_memory_does_not_trip_the_loss_guard(alice, t0):
+    _entry(alice, "city", "杭州", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    _entry(alice, "city", "苏州", t0 + dt.timedelta(days=1))
+    assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1)).status == "done"
+
+
+def test_a_run_with_no_change_takes_no_snapshot(alice, t0):
+    _entry(alice, "city", "杭州", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == "nothing_pending" and Snapshot.objects.filter(user=alice).count() == 1

@@ -158,3 +158,115 @@ def test_two_concurrent_runs_write_the_journal_once(t0):
     assert len(results) == 2
     per_message = JournalEntry.objects.values_list("source_message_ids", "key")
     assert len(per_message) == len(set((tuple(a), b) for a, b in per_message))
+
+
+def test_turns_answered_by_a_disabled_expert_write_no_memory_of_their_own(db, t0, alice):
+    memory_settings_update(user=alice, experts_disabled=["legal"])
+    session, _ = post_turns(
+        "alice", "s1",
+        [("user", PROFILE_TURN), ("assistant", "好的", "legal"), ("user", "以后回答尽量简短。"), ("assistant", "好")],
+        start=t0,
+    )
+    _run(session, t0)
+    assert list(JournalEntry.objects.values_list("kind", flat=True)) == ["preference"]
+
+
+def test_a_session_owned_by_a_disabled_expert_writes_nothing_but_advances(db, t0, alice):
+    memory_settings_update(user=alice, experts_disabled=["legal"])
+    session, stored = post_turns("alice", "s1", [("user", PROFILE_TURN), ("assistant", "ok")], start=t0, agent="legal")
+    res = _run(session, t0)
+    assert res.status == "skipped" and "owner_expert_disabled" in res.reasons
+    assert not JournalEntry.objects.exists()
+    session.refresh_from_db()
+    assert session.watermark == stored[-1].pk
+
+
+def test_relative_dates_are_resolved_against_the_message_time(db, t0):
+    session, _ = post_turns("u1", "s1", [("user", "我女儿去年九月上的小学。"), ("assistant", "好的"),
+                                         ("user", "My son started university last fall."), ("assistant", "ok")], start=t0)
+    _run(session, t0)
+    dates = dict(JournalEntry.objects.filter(kind="fact").values_list("key", "fact_date"))
+    assert dates == {"fact:school:女儿": dt.date(2025, 9, 1), "fact:school:son": dt.date(2025, 9, 1)}
+
+
+# ----------------------------------------------------------------------------- quiet period
+def _quiet_settings(settings, quiet=120):
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, EXTRACTION_POLICY="throttled", EXTRACTION_WINDOW_SECONDS=600,
+                              EXTRACTION_QUIET_SECONDS=quiet)
+
+
+def test_a_throttled_ingest_loses_no_message_a_quiet_run_picks_them_up(db, settings):
+    from django.utils import timezone
+    from django_q.models import Schedule
+
+    from consolidation.tasks import extract_session
+
+    _quiet_settings(settings)
+    now = timezone.now()
+    s1, _ = post_turns("u1", "s1", [("user", PROFILE_TURN), ("assistant", "好的")], start=now - dt.timedelta(minutes=6))
+    assert extract_session(s1.pk, "ingest")["status"] == "done"
+    s2, stored = post_turns("u1", "s2", [("user", "以后回答尽量简短。"), ("assistant", "好"), ("user", "我女儿去年九月上的小学。")],
+                            start=now - dt.timedelta(minutes=3))
+    assert extract_session(s2.pk, "ingest")["status"] == "throttled"
+    retry = Schedule.objects.get(name=f"extract:{s2.pk}")
+    quiet = Schedule.objects.get(name=f"extract-quiet:{s2.pk}")
+    assert quiet.func == "consolidation.tasks.extract_session" and quiet.args == repr((s2.pk, "quiet"))
+    assert quiet.schedule_type == Schedule.ONCE and quiet.next_run >= now + dt.timedelta(seconds=110)
+    assert retry.args == repr((s2.pk, "scheduled"))
+    # The scheduler fires the quiet run after the throttle window: every message of s2 is
+    # extracted, including the unanswered last one (nobody will answer it now).
+    res = extraction_run(session_id=s2.pk, now=now + dt.timedelta(minutes=11), trigger="quiet")
+    assert res.status == "done"
+    s2.refresh_from_db()
+    assert s2.watermark == stored[-1].pk
+    assert set(JournalEntry.objects.filter(session=s2).values_list("kind", flat=True)) == {"preference", "fact"}
+
+
+def test_a_quiet_run_before_the_session_is_quiet_leaves_the_unanswered_message(db, settings, t0):
+    _quiet_settings(settings, quiet=300)
+    session, stored = post_turns("u1", "s1", [("user", PROFILE_TURN), ("assistant", "好"), ("user", "以后回答尽量简短。")], start=t0)
+    res = extraction_run(session_id=session.pk, now=stored[-1].created_at + dt.timedelta(seconds=60), trigger="quiet")
+    assert res.status == "done"
+    session.refresh_from_db()
+    assert session.watermark == stored[1].pk
+    assert not JournalEntry.objects.filter(kind="preference").exists()
+
+
+def test_new_messages_push_the_quiet_run_later_and_one_schedule_remains(db, settings):
+    from django.utils import timezone
+    from django_q.models import Schedule
+
+    from consolidation.tasks import extraction_schedule_quiet
+
+    _quiet_settings(settings)
+    now = timezone.now()
+    session, _ = post_turns("u1", "s1", [("user", PROFILE_TURN)], start=now)
+    assert extraction_schedule_quiet(session_id=session.pk)
+    first = Schedule.objects.get(name=f"extract-quiet:{session.pk}").next_run
+    post_turns("u1", "s1", [("assistant", "好"), ("user", "以后回答尽量简短。")], start=now + dt.timedelta(minutes=5))
+    assert extraction_schedule_quiet(session_id=session.pk)
+    assert Schedule.objects.filter(name=f"extract-quiet:{session.pk}").count() == 1
+    assert Schedule.objects.get(name=f"extract-quiet:{session.pk}").next_run > first
+
+
+def test_no_quiet_run_is_scheduled_when_the_setting_is_zero_or_nothing_is_left(db, settings, t0):
+    from django_q.models import Schedule
+
+    from consolidation.tasks import extraction_schedule_quiet
+
+    _quiet_settings(settings, quiet=0)
+    session, _ = post_turns("u1", "s1", [("user", PROFILE_TURN)], start=t0)
+    assert not extraction_schedule_quiet(session_id=session.pk)
+    _quiet_settings(settings, quiet=120)
+    _run(session, t0)  # session_end processes everything
+    assert not extraction_schedule_quiet(session_id=session.pk)
+    assert not Schedule.objects.filter(name__startswith="extract-quiet:").exists()
+
+
+def test_a_negative_quiet_period_fails_the_system_check(settings):
+    from bizmemory.checks import check_bizmemory_settings
+
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, EXTRACTION_QUIET_SECONDS=-1, LLM_TIMEOUT_SECONDS=0)
+    errors = {(e.id, e.msg.split(" ")[0]) for e in check_bizmemory_settings()}
+    assert ("bizmemory.E003", "BIZMEMORY_EXTRACTION_QUIET_SECONDS") in errors
+    assert ("bizmemory.E002", "BIZMEMORY_LLM_TIMEOUT_SECONDS") in errors

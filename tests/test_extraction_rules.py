@@ -371,3 +371,14 @@ def test_interface_types_and_errors():
         R.extract_candidates("hi", at="2026-01-01")
     assert isinstance(R.RULES_VERSION, str) and R.RULES_VERSION
     assert all(c.kind in ("profile", "preference", "fact") for c in ex("I'm a nurse in Leeds. Always be brief."))
+
+
+def test_a_job_title_containing_project_is_not_a_project_detail():
+    import datetime as _dt
+
+    from consolidation.extraction_rules import extract_candidates
+
+    at = _dt.datetime(2026, 10, 20, tzinfo=_dt.timezone.utc)
+    got = {(c.key, c.value) for c in extract_candidates("I'm a project manager at a logistics firm in Rotterdam.", at=at)}
+    assert ("role", "project manager") in got
+    assert not extract_candidates("Internally the bid is called Project Halcyon.", at=at)

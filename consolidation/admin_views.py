@@ -1,0 +1,194 @@
+"""Staff pages (server-rendered): memory versions per user, the audit log, settings guardrails.
+
+Mounted at /staff/ by bizmemory/urls.py (namespace ``staff``). Anonymous visitors are sent
+to the login page; signed-in non-staff users get 403 (``audit.views.staff_required``).
+Actions are POST only (CSRF-protected); the logic lives in ``consolidation.snapshots``.
+The quarantine review is at /review/ (``audit.views``); the raw tables are in /admin/.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+
+from audit.models import AuditLog
+from audit.views import staff_required
+from profiles.forms import DiffForm
+from profiles.models import MemoryItem
+from profiles.page_selectors import snapshot_diff, versions_list
+
+from .models import SnapshotReason
+from .snapshots import SnapshotNotFound, snapshot_create, snapshot_restore
+
+PAGE_SIZE = 50
+
+# (setting, the rule bizmemory/checks.py enforces at start-up)
+GUARDRAILS = [
+    ("EXTRACTION_POLICY", gettext_lazy("always, throttled or never (E001)")),
+    ("EXTRACTION_WINDOW_SECONDS", gettext_lazy("seconds, ≥ 0 (E003)")),
+    ("EXTRACTION_LEASE_SECONDS", gettext_lazy("seconds, > 0 (E002)")),
+    ("CONSOLIDATION_MIN_INTERVAL_SECONDS", gettext_lazy("seconds, ≥ 0 (E003)")),
+    ("CONSOLIDATION_BATCH_TOKENS", gettext_lazy("tokens, > 0 (E002)")),
+    ("CONSOLIDATION_MAX_BATCHES", gettext_lazy("batches, > 0 (E002)")),
+    ("CONSOLIDATION_MAX_LOSS_SHARE", gettext_lazy("share of items, in (0, 1] (E020)")),
+    ("MEMORY_DOCUMENT_TOKENS", gettext_lazy("tokens, > 0 (E002)")),
+    ("CONTEXT_DEFAULT_TOKENS", gettext_lazy("tokens, > 0 (E002)")),
+    ("SNAPSHOTS_KEEP", gettext_lazy("versions per user, ≥ 2 (E005)")),
+    ("JOURNAL_RETENTION_DAYS", gettext_lazy("days, ≥ 1 (E004)")),
+    ("ARCHIVE_RETENTION_DAYS", gettext_lazy("days, ≥ 1 (E004)")),
+    ("MESSAGE_RETENTION_DAYS", gettext_lazy("days, ≥ 1 (E004)")),
+    ("QUARANTINE_RETENTION_DAYS", gettext_lazy("days, ≥ 1 (E004)")),
+    ("TOKENIZER", gettext_lazy("o200k_base or cl100k_base (E006)")),
+    ("EMBEDDER", gettext_lazy("use, openai or hashing")),
+    ("API_RATE_READ", gettext_lazy("requests per period per API key")),
+    ("API_RATE_INGEST", gettext_lazy("requests per period per API key")),
+]
+
+
+class AuditFilterForm(forms.Form):
+    """GET filters of the audit log: action (prefix), subject user, actor, inclusive dates."""
+
+    action = forms.CharField(required=False, max_length=64, label=gettext_lazy("Action"))
+    user = forms.CharField(required=False, max_length=150, label=gettext_lazy("User"))
+    actor = forms.CharField(required=False, max_length=150, label=gettext_lazy("Actor"))
+    date_from = forms.DateField(required=False, label=gettext_lazy("From"), widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(required=False, label=gettext_lazy("To"), widget=forms.DateInput(attrs={"type": "date"}))
+
+
+def _day_start(day: dt.date) -> dt.datetime:
+    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
+
+
+@require_GET
+@staff_required
+def staff_home(request):
+    """GET /staff/ — links to the staff pages and the settings guardrails in force."""
+    cfg = settings.BIZMEMORY
+    rows = [{"name": f"BIZMEMORY_{name}", "value": cfg.get(name), "limit": limit} for name, limit in GUARDRAILS]
+    return render(request, "consolidation/staff_home.html", {"guardrails": rows})
+
+
+@require_GET
+@staff_required
+def versions_users(request):
+    """GET /staff/versions/?q= — users with their number of versions and current items."""
+    q = request.GET.get("q", "").strip()
+    users = get_user_model().objects.annotate(
+        versions=Count("memory_snapshots", distinct=True),
+        items=Count("memory_items", filter=Q(memory_items__valid_until__isnull=True), distinct=True),
+    ).order_by("username")
+    if q:
+        users = users.filter(username__icontains=q)
+    page = Paginator(users, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "consolidation/versions_users.html", {"page": page, "q": q})
+
+
+@require_GET
+@staff_required
+def versions_user(request, user_id: int):
+    """GET /staff/versions/<user id>/?old=&new= — the user's versions, a diff of two, restore
+    and manual-snapshot buttons. Unknown versions → 404."""
+    subject = get_object_or_404(get_user_model(), pk=user_id)
+    versions = versions_list(user=subject)
+    form = DiffForm(request.GET or None)
+    diff, status = None, 200
+    if form.is_bound:
+        if form.is_valid():
+            diff = snapshot_diff(user=subject, old=form.cleaned_data["old"], new=form.cleaned_data["new"])
+            if diff is None:
+                raise Http404("no such version")
+        else:
+            status = 400
+    elif len(versions) >= 2:
+        form = DiffForm(initial={"old": versions[1]["version"], "new": versions[0]["version"]})
+    current = MemoryItem.objects.current().filter(user=subject).count()
+    return render(
+        request, "consolidation/versions_user.html",
+        {"subject": subject, "versions": versions, "form": form, "diff": diff, "current_items": current}, status=status,
+    )
+
+
+@require_POST
+@staff_required
+def version_restore(request, user_id: int, version: int):
+    """POST /staff/versions/<user id>/<version>/restore — restore that version; the current
+    state is saved first as a rollback point (``snapshot_restore``)."""
+    subject = get_object_or_404(get_user_model(), pk=user_id)
+    try:
+        rollback = snapshot_restore(user_id=subject.pk, version=version, actor=request.user)
+    except SnapshotNotFound as exc:
+        raise Http404(str(exc)) from exc
+    messages.success(
+        request,
+        _("Version %(version)s restored. The state before it is saved as version %(rollback)s.")
+        % {"version": version, "rollback": rollback.version},
+    )
+    return redirect("staff:versions-user", user_id=subject.pk)
+
+
+@require_POST
+@staff_required
+def snapshot_manual(request, user_id: int):
+    """POST /staff/versions/<user id>/snapshot — save the current memory as a manual version (audited)."""
+    subject = get_object_or_404(get_user_model(), pk=user_id)
+    snap = snapshot_create(user_id=subject.pk, reason=SnapshotReason.MANUAL, actor=request.user)
+    messages.success(request, _("Saved the current memory as version %(version)s.") % {"version": snap.version})
+    return redirect("staff:versions-user", user_id=subject.pk)
+
+
+@require_GET
+@staff_required
+def audit_log(request):
+    """GET /staff/audit/?action=&user=&actor=&date_from=&date_to=&page= — the audit log,
+    newest first, 50 a page, read-only. Invalid filters → the page with errors, status 400."""
+    form = AuditFilterForm(request.GET or None)
+    qs = AuditLog.objects.select_related("actor", "subject_user").order_by("-created_at", "-id")
+    status = 200
+    if form.is_bound:
+        if form.is_valid():
+            d = form.cleaned_data
+            if d["action"]:
+                qs = qs.filter(action__startswith=d["action"].strip())
+            if d["user"]:
+                qs = qs.filter(subject_user__username=d["user"].strip())
+            if d["actor"]:
+                qs = qs.filter(actor__username=d["actor"].strip())
+            if d["date_from"]:
+                qs = qs.filter(created_at__gte=_day_start(d["date_from"]))
+            if d["date_to"]:
+                qs = qs.filter(created_at__lt=_day_start(d["date_to"] + dt.timedelta(days=1)))
+        else:
+            status = 400
+    page = Paginator(qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    actions = AuditLog.objects.order_by("action").values_list("action", flat=True).distinct()
+    return render(
+        request, "consolidation/audit_log.html",
+        {"form": form, "page": page, "query": query.urlencode(), "actions": list(actions)}, status=status,
+    )
+
+
+app_name = "staff"
+
+urlpatterns = [
+    path("", staff_home, name="home"),
+    path("versions/", versions_users, name="versions"),
+    path("versions/<int:user_id>/", versions_user, name="versions-user"),
+    path("versions/<int:user_id>/<int:version>/restore", version_restore, name="version-restore"),
+    path("versions/<int:user_id>/snapshot", snapshot_manual, name="snapshot-manual"),
+    path("audit/", audit_log, name="audit-log"),
+]

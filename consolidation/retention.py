@@ -1,0 +1,133 @@
+"""Retention: rows past their retention are physically deleted.
+
+=====================  ===========================================  ==============================
+purge                  deletes                                      setting (days unless noted)
+=====================  ===========================================  ==============================
+journal_archive_purge  archived journal entries, consolidated        ``ARCHIVE_RETENTION_DAYS``
+                       more than N days ago
+journal_pending_purge  pending ("daily") journal entries written     ``JOURNAL_RETENTION_DAYS``
+                       more than N days ago
+snapshot_purge         snapshots beyond the newest K per user        ``SNAPSHOTS_KEEP`` (count)
+message_purge          session messages older than N days that       ``MESSAGE_RETENTION_DAYS``
+                       extraction has processed (id ≤ the session's
+                       watermark); later messages are never deleted
+quarantine             ``audit.retention.quarantine_purge``          ``QUARANTINE_RETENTION_DAYS``
+=====================  ===========================================  ==============================
+
+:func:`retention_purge_all` runs them all; django-q2 runs it daily (schedule
+``retention-purge-daily``, created by migration ``consolidation.0004``); each purge is
+also a management command (``purge_journal_archive``, ``purge_journal``,
+``purge_snapshots``, ``purge_messages``, ``purge_quarantine``, ``purge_all``).
+Deletes run in chunks of :data:`CHUNK` rows, one transaction per chunk, so a purge
+never holds a long lock; each purge with a non-zero count writes one audit record
+(``retention.purged``: which purge and how many — nothing else).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from audit.services import audit_record
+
+from .models import JournalEntry, JournalStatus, Message, Snapshot
+
+CHUNK = 2000
+
+
+def _delete_in_chunks(qs) -> int:
+    total = 0
+    while True:
+        ids = list(qs.order_by("pk").values_list("pk", flat=True)[:CHUNK])
+        if not ids:
+            return total
+        with transaction.atomic():
+            total += qs.model.objects.filter(pk__in=ids).delete()[1].get(qs.model._meta.label, 0)
+
+
+def _audited(what: str, count: int) -> int:
+    if count:
+        audit_record(action="retention.purged", target_type=what, details={"count": count})
+    return count
+
+
+def _cutoff(now: dt.datetime | None, days_setting: str) -> dt.datetime:
+    return (now or timezone.now()) - dt.timedelta(days=settings.BIZMEMORY[days_setting])
+
+
+def journal_archive_purge(*, now: dt.datetime | None = None) -> int:
+    """Delete archived (consolidated) journal entries consolidated — or, when that time is
+    missing, created — more than ``ARCHIVE_RETENTION_DAYS`` days before ``now``. Returns the count."""
+    cutoff = _cutoff(now, "ARCHIVE_RETENTION_DAYS")
+    qs = JournalEntry.objects.filter(status=JournalStatus.ARCHIVED).filter(
+        Q(consolidated_at__lt=cutoff) | Q(consolidated_at__isnull=True, created_at__lt=cutoff)
+    )
+    return _audited("journal_entry_archived", _delete_in_chunks(qs))
+
+
+def journal_pending_purge(*, now: dt.datetime | None = None) -> int:
+    """Delete pending journal entries written more than ``JOURNAL_RETENTION_DAYS`` days before
+    ``now`` (a journal nobody consolidated in that time is dropped, not kept forever). Returns the count."""
+    qs = JournalEntry.objects.filter(status=JournalStatus.PENDING, created_at__lt=_cutoff(now, "JOURNAL_RETENTION_DAYS"))
+    return _audited("journal_entry_pending", _delete_in_chunks(qs))
+
+
+def snapshot_purge(*, now: dt.datetime | None = None) -> int:
+    """Delete each user's snapshots beyond the newest ``SNAPSHOTS_KEEP`` (K lowered since they
+    were written; ``snapshot_create`` prunes as it goes). ``now`` is unused (kept for a uniform
+    signature). Returns the count."""
+    keep = settings.BIZMEMORY["SNAPSHOTS_KEEP"]
+    total = 0
+    over = Snapshot.objects.values("user_id").annotate(n=Count("id")).filter(n__gt=keep).values_list("user_id", flat=True)
+    for user_id in list(over):
+        with transaction.atomic():
+            old = list(Snapshot.objects.filter(user_id=user_id).order_by("-version").values_list("pk", flat=True)[keep:])
+            total += Snapshot.objects.filter(pk__in=old).delete()[0]
+    return _audited("snapshot", total)
+
+
+def message_purge(*, now: dt.datetime | None = None) -> int:
+    """Delete session messages created more than ``MESSAGE_RETENTION_DAYS`` days before ``now``
+    that extraction already processed (``id ≤ session.watermark``); messages after a session's
+    watermark are kept whatever their age. Returns the count (search vectors of deleted
+    messages cascade)."""
+    qs = Message.objects.filter(created_at__lt=_cutoff(now, "MESSAGE_RETENTION_DAYS"), id__lte=F("session__watermark"))
+    return _audited("message", _delete_in_chunks(qs))
+
+
+def quarantine_purge(*, now: dt.datetime | None = None) -> int:
+    """Quarantine records past their retention (``audit.retention.quarantine_purge``; imported
+    lazily: the audit app owns it). Returns the count."""
+    from audit.retention import quarantine_purge as purge
+
+    return purge(now=now)
+
+
+PURGES = {
+    "journal_archived": journal_archive_purge,
+    "journal_pending": journal_pending_purge,
+    "snapshots": snapshot_purge,
+    "messages": message_purge,
+    "quarantine": quarantine_purge,
+}
+
+
+def retention_purge_all(*, now: dt.datetime | None = None) -> dict[str, int]:
+    """Run every purge with the same clock; returns ``{purge name: rows deleted}`` with the
+    keys of :data:`PURGES`. One purge failing does not stop the others; the first error is
+    re-raised after all ran."""
+    now = now or timezone.now()
+    counts, error = {}, None
+    for name, purge in PURGES.items():
+        try:
+            counts[name] = purge(now=now)
+        except Exception as exc:  # noqa: BLE001 — run the other purges, then report
+            counts[name] = -1
+            error = error or exc
+    if error is not None:
+        raise error
+    return counts

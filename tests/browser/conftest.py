@@ -1,0 +1,77 @@
+"""Headless Chromium (Debian's /usr/bin/chromium) driven by Playwright against Django's live server.
+
+Playwright's own browser download is never used (it fails offline): the browser is the
+system one. Screenshots go to var/screenshots/. The tests skip, saying why, when
+/usr/bin/chromium or the playwright package is missing.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+
+
+# Module scope: Playwright's sync API keeps an event loop running in this thread while it is
+# open, which would break later tests that call asyncio.run(); it is closed after each module.
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is absent (install Debian's chromium: scripts/install-system-deps.sh)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    # With that loop running, Django refuses ORM calls from this thread; the tests' own data
+    # set-up is synchronous and safe (the live server runs in its own thread). Scoped to here.
+    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_api.sync_playwright() as p:
+            b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            yield b
+            b.close()
+    finally:
+        if before is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
+
+
+@pytest.fixture
+def page_for(browser, live_server):
+    """``page_for(locale)`` → a new page in a fresh context whose browser language is ``locale``
+    (``en-US`` / ``zh-CN``), with ``base`` set to the live server URL. Dialogs are accepted."""
+    contexts = []
+
+    def make(locale="en-US"):
+        ctx = browser.new_context(locale=locale, viewport={"width": 1100, "height": 900})
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(15000)
+        page.on("dialog", lambda d: d.accept())
+        page.base = live_server.url
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+def shot(page, name: str) -> Path:
+    """Save a full-page screenshot as var/screenshots/<name>.png; returns the path."""
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def login(page, username: str, password: str = "pw") -> None:
+    page.goto(page.base + "/accounts/login/?next=/memory/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/memory/")

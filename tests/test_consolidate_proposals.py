@@ -1,0 +1,62 @@
+"""Loss guard proposals: approve applies exactly the held run, reject keeps memory."""
+
+import datetime as dt
+
+import pytest
+
+from audit.models import AuditLog
+from consolidation.consolidate import ProposalError, consolidation_run, proposal_approve, proposal_reject
+from consolidation.models import ConsolidationProposal, JournalEntry, JournalStatus, ProposalStatus
+from profiles.models import MemoryItem
+
+
+def _entry(user, key, value, at, op="set"):
+    return JournalEntry.objects.create(
+        user=user, kind="profile", key=key, value=value, text=f"{key}: {value}", observed_at=at, created_at=at,
+        tokens=5, operation=op,
+    )
+
+
+def _held(user, t0):
+    for key, value in [("city", "杭州"), ("role", "后端工程师"), ("skill:python", "Python"), ("skill:go", "Go")]:
+        _entry(user, key, value, t0)
+    consolidation_run(user_id=user.pk, now=t0)
+    _entry(user, "skill:python", "Python", t0 + dt.timedelta(days=1), op="retract")
+    _entry(user, "skill:go", "Go", t0 + dt.timedelta(days=1), op="retract")
+    res = consolidation_run(user_id=user.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == "held"
+    return ConsolidationProposal.objects.get(pk=res.proposal_id)
+
+
+def test_approve_applies_the_held_run_and_audits_it(alice, admin_user, t0):
+    proposal = _held(alice, t0)
+    later = JournalEntry.objects.create(  # written after the proposal: not part of it
+        user=alice, kind="profile", key="department", value="支付组", text="部门：支付组",
+        observed_at=t0 + dt.timedelta(days=2), created_at=t0 + dt.timedelta(days=2), tokens=5,
+    )
+    res = proposal_approve(proposal_id=proposal.pk, actor=admin_user, now=t0 + dt.timedelta(days=3))
+    assert res.status == "done" and res.items_closed == 2
+    assert sorted(MemoryItem.objects.current().filter(user=alice).values_list("key", flat=True)) == ["city", "role"]
+    later.refresh_from_db()
+    assert later.status == JournalStatus.PENDING
+    proposal.refresh_from_db()
+    assert proposal.status == ProposalStatus.APPROVED and proposal.resolved_by == admin_user
+    assert AuditLog.objects.filter(action="memory.proposal_approved", actor=admin_user).exists()
+    # the user's consolidations run again
+    assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=4)).status == "done"
+
+
+def test_reject_keeps_memory_and_discards_the_held_entries(alice, admin_user, t0):
+    proposal = _held(alice, t0)
+    proposal_reject(proposal_id=proposal.pk, actor=admin_user, now=t0 + dt.timedelta(days=3))
+    assert MemoryItem.objects.current().filter(user=alice).count() == 4
+    assert not JournalEntry.objects.filter(user=alice, status=JournalStatus.PENDING).exists()
+    with pytest.raises(ProposalError):
+        proposal_approve(proposal_id=proposal.pk, actor=admin_user)
+
+
+@pytest.fixture
+def admin_user(db):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_superuser("root", "", "pw")

@@ -1,0 +1,66 @@
+"""GET /memory/history/: the user's memory versions and a readable diff between two."""
+
+import datetime as dt
+
+from django.test import Client
+
+from consolidation.consolidate import consolidation_run
+from consolidation.models import JournalEntry, Snapshot
+
+
+def _entry(user, key, value, at):
+    JournalEntry.objects.create(user=user, kind="profile", key=key, value=value, text=f"{key}：{value}",
+                                observed_at=at, created_at=at, tokens=5)
+
+
+def _two_versions(user, t0):
+    _entry(user, "role", "产品经理", t0)
+    _entry(user, "company", "星海科技", t0)
+    consolidation_run(user_id=user.pk, now=t0)
+    _entry(user, "role", "设计总监", t0 + dt.timedelta(days=1))
+    consolidation_run(user_id=user.pk, now=t0 + dt.timedelta(days=1))
+    return list(Snapshot.objects.filter(user=user).order_by("version").values_list("version", flat=True))
+
+
+def test_it_lists_versions_and_preselects_the_last_two(alice, t0, client):
+    assert _two_versions(alice, t0) == [1, 2]
+    client.force_login(alice)
+    html = client.get("/memory/history/").content.decode()
+    assert "learned from conversations" in html and "2026-03-03" in html
+    assert '<option value="1" selected>' in html and '<option value="2" selected>' in html
+
+
+def test_it_shows_what_changed_between_two_versions(alice, t0, client):
+    _two_versions(alice, t0)
+    client.force_login(alice)
+    html = client.get("/memory/history/", {"old": 1, "new": 2}).content.decode()
+    added = html[html.index('<ul class="added">'):html.index("</ul>", html.index('<ul class="added">'))]
+    removed = html[html.index('<ul class="removed">'):html.index("</ul>", html.index('<ul class="removed">'))]
+    assert "设计总监" in added and "产品经理" not in added
+    assert "产品经理" in removed and "星海科技" not in removed
+    assert '<span class="add">' in html and '<span class="del">' in html
+
+
+def test_it_renders_in_chinese(alice, t0, client):
+    _two_versions(alice, t0)
+    client.force_login(alice)
+    html = client.get("/memory/history/", {"old": 1, "new": 2}, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "从版本 1 到版本 2 的变化" in html and "从对话中学到" in html
+
+
+def test_another_users_versions_are_404(alice, bob, t0, client):
+    _two_versions(bob, t0)
+    client.force_login(alice)
+    assert client.get("/memory/history/", {"old": 1, "new": 2}).status_code == 404
+    html = client.get("/memory/history/").content.decode()
+    assert "No versions yet." in html and "设计总监" not in html
+
+
+def test_malformed_versions_are_400(alice, client):
+    client.force_login(alice)
+    assert client.get("/memory/history/", {"old": "x", "new": 2}).status_code == 400
+
+
+def test_anonymous_is_sent_to_login(db):
+    resp = Client().get("/memory/history/", {"old": 1, "new": 2})
+    assert resp.status_code == 302 and resp["Location"].startswith("/accounts/login/")

@@ -1,0 +1,120 @@
+"""Snapshots and restore: restore equals the snapshot; the rollback point gives back the exact state."""
+
+import datetime as dt
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from audit.models import AuditLog
+from consolidation.consolidate import consolidation_run
+from consolidation.models import JournalEntry, Snapshot, SnapshotReason
+from consolidation.snapshots import (
+    SnapshotNotFound, current_item_dicts, memory_version_read, snapshot_create, snapshot_restore,
+)
+from profiles.models import MemoryDocument, MemoryItem
+
+
+def _entry(user, key, value, at, kind="profile"):
+    return JournalEntry.objects.create(
+        user=user, kind=kind, key=key, value=value, text=f"{key}: {value}", observed_at=at, created_at=at, tokens=5
+    )
+
+
+def _md(user):
+    return MemoryDocument.objects.get(user=user).markdown
+
+
+def _two_versions(user, t0):
+    _entry(user, "city", "Hangzhou", t0)
+    _entry(user, "role", "backend engineer", t0)
+    _entry(user, "pref:format", "tables", t0, kind="preference")
+    first = consolidation_run(user_id=user.pk, now=t0).snapshot_version
+    _entry(user, "city", "Suzhou", t0 + dt.timedelta(days=1))
+    _entry(user, "skill:go", "Go", t0 + dt.timedelta(days=1))
+    consolidation_run(user_id=user.pk, now=t0 + dt.timedelta(days=1))
+    planted = MemoryItem.objects.create(  # deleted by the next self-correction
+        user=user, kind="profile", key="responsibility", value="Project Phoenix", text="Responsibility: Project Phoenix",
+        valid_from=t0, confirmed_at=t0,
+    )
+    consolidation_run(user_id=user.pk, now=t0 + dt.timedelta(days=2))
+    assert not MemoryItem.objects.filter(pk=planted.pk).exists()
+    return first
+
+
+def test_restore_makes_current_memory_equal_to_the_snapshot(alice, t0):
+    first = _two_versions(alice, t0)
+    snap = Snapshot.objects.get(user=alice, version=first)
+    snapshot_restore(user_id=alice.pk, version=first, now=t0 + dt.timedelta(days=3))
+    assert current_item_dicts(user_id=alice.pk) == snap.items
+    assert _md(alice) == snap.memory_md
+
+
+def test_restoring_the_rollback_point_gives_back_the_exact_state(alice, t0):
+    first = _two_versions(alice, t0)
+    before_items, before_md = current_item_dicts(user_id=alice.pk), _md(alice)
+    rollback = snapshot_restore(user_id=alice.pk, version=first, now=t0 + dt.timedelta(days=3))
+    assert rollback.reason == SnapshotReason.ROLLBACK_POINT
+    assert current_item_dicts(user_id=alice.pk) != before_items
+    snapshot_restore(user_id=alice.pk, version=rollback.version, now=t0 + dt.timedelta(days=4))
+    assert current_item_dicts(user_id=alice.pk) == before_items
+    assert _md(alice).encode() == before_md.encode()
+    assert [i.as_dict() for i in MemoryItem.objects.current().filter(user=alice).order_by("id")] == [
+        {k: v for k, v in d.items() if k != "confirmed_at"} for d in before_items
+    ]
+
+
+def test_restore_brings_back_a_deleted_item_under_its_old_id(alice, t0):
+    _entry(alice, "city", "Hangzhou", t0)
+    version = consolidation_run(user_id=alice.pk, now=t0).snapshot_version
+    item_id = MemoryItem.objects.get(user=alice).pk
+    MemoryItem.objects.filter(pk=item_id).delete()
+    snapshot_restore(user_id=alice.pk, version=version)
+    assert MemoryItem.objects.current().get(user=alice).pk == item_id
+
+
+def test_restore_is_audited_bumps_the_version_and_snapshots(alice, t0):
+    first = _two_versions(alice, t0)
+    v = memory_version_read(user_id=alice.pk)
+    snapshot_restore(user_id=alice.pk, version=first, actor=alice)
+    assert memory_version_read(user_id=alice.pk) == v + 1
+    log = AuditLog.objects.get(action="memory.restored")
+    assert log.actor == alice and log.details["restored_version"] == first
+    assert Snapshot.objects.filter(user=alice).order_by("-version").first().reason == SnapshotReason.RESTORE
+
+
+def test_restoring_an_unknown_version_raises_and_changes_nothing(alice, bob, t0):
+    first = _two_versions(alice, t0)
+    count = Snapshot.objects.count()
+    with pytest.raises(SnapshotNotFound):
+        snapshot_restore(user_id=bob.pk, version=first)  # another user's version is not bob's
+    assert Snapshot.objects.count() == count
+
+
+def test_manual_snapshots_keep_the_newest_k(alice, t0, settings):
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, SNAPSHOTS_KEEP=2)
+    for _ in range(3):
+        snapshot_create(user_id=alice.pk, reason=SnapshotReason.MANUAL)
+    assert list(Snapshot.objects.filter(user=alice).order_by("version").values_list("version", flat=True)) == [2, 3]
+    assert AuditLog.objects.filter(action="memory.snapshot_created").count() == 3
+
+
+def test_the_commands_create_and_restore(alice, t0):
+    _entry(alice, "city", "Hangzhou", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    out = StringIO()
+    call_command("snapshot_create", "--user", "alice", stdout=out)
+    assert "snapshot version 2" in out.getvalue()
+    out = StringIO()
+    call_command("snapshot_restore", "--user", "alice", "--version", "1", stdout=out)
+    assert "rollback point is version 3" in out.getvalue()
+
+
+def test_the_commands_exit_2_on_bad_input(alice):
+    with pytest.raises(CommandError) as err:
+        call_command("snapshot_restore", "--user", "alice", "--version", "99")
+    assert err.value.returncode == 2 and "--version" in str(err.value)
+    with pytest.raises(CommandError) as err:
+        call_command("snapshot_create", "--user", "nobody")
+    assert err.value.returncode == 2
