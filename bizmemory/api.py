@@ -40,7 +40,10 @@ def exception_handler(exc, context):
         body = {"code": "invalid", "message": message, "field": field or None}
     else:
         code = getattr(exc, "default_code", "error")
-        body = {"code": code, "message": str(getattr(exc, "detail", exc)), "field": getattr(exc, "field", None)}
+        field = getattr(exc, "field", None)
+        if field is None and isinstance(exc, exceptions.ParseError):
+            field = "body"  # the request body itself is malformed
+        body = {"code": code, "message": str(getattr(exc, "detail", exc)), "field": field}
     response.data = {"error": body}
     return response
 

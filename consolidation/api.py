@@ -12,14 +12,25 @@ from .ingest import IncomingMessage, IngestError, messages_ingest, session_end
 from .models import MessageRole, Session, SessionKind
 
 
-class MessageIn(serializers.Serializer):
+class StrictSerializer(serializers.Serializer):
+    """A serializer that refuses fields it does not declare (a typo must not be silently dropped)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise ValidationError({unknown[0]: ["unknown field"]})
+        return super().to_internal_value(data)
+
+
+class MessageIn(StrictSerializer):
     role = serializers.ChoiceField(choices=MessageRole.values)
     content = serializers.CharField(max_length=20000, trim_whitespace=False)
     expert = serializers.SlugField(max_length=64, required=False, allow_null=True)
     created_at = serializers.DateTimeField(required=False)
 
 
-class MessagesIn(serializers.Serializer):
+class MessagesIn(StrictSerializer):
     user = serializers.CharField(max_length=150)
     session = serializers.CharField(max_length=128)
     agent = serializers.SlugField(max_length=64, default="main")

@@ -95,3 +95,18 @@ def test_switched_off_memory_gives_empty_context_with_reason(client, api_keys):
 
 def test_api_root_lists_endpoints(client, db):
     assert "context" in client.get("/api/v1/").json()["endpoints"]
+
+
+def test_unknown_fields_are_refused_naming_them(client, api_keys):
+    r = _post(client, api_keys["ingest"], dict(BODY, usr="typo"))
+    assert r.status_code == 400 and r.json()["error"]["field"] == "usr"
+    body = dict(BODY, messages=[{"role": "user", "content": "hi", "contnet": "x"}])
+    r = _post(client, api_keys["ingest"], body)
+    assert r.status_code == 400 and r.json()["error"]["field"] == "messages[0].contnet"
+    assert not Message.objects.exists()
+
+
+def test_a_malformed_body_names_the_body(client, api_keys):
+    r = client.post("/api/v1/messages", data="{not json", content_type="application/json", HTTP_X_API_KEY=api_keys["ingest"])
+    assert r.status_code == 400
+    assert r.json()["error"]["field"] == "body"

@@ -6,17 +6,22 @@ Two topologies, chosen by ``E2E_TOPOLOGY``:
 - ``production``: meant for PostgreSQL + pgvector; Redis broker, two qcluster
   workers, gunicorn with three workers.
 The processes are started by the fixtures, stopped at the end, and the tests
-wait on observable state, never on sleeps alone.
+wait on observable state, never on sleeps alone. ``stack_factory`` starts a stack with
+extra environment (small budgets, a fake upstream, a proxied database URL); a
+``Stack`` can SIGKILL its worker and start a fresh one (fault tests).
+``E2E_RELIABILITY=0`` skips the slow reliability files.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import uuid
+from itertools import count
 from pathlib import Path
 
 import pytest
@@ -25,6 +30,18 @@ from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPOLOGY = os.environ.get("E2E_TOPOLOGY", "embedded")
+# The reliability files (test_reliability_*.py: concurrency, faults, bad input) take minutes;
+# E2E_RELIABILITY=0 skips them (CI runs them in dedicated steps, see .ci/run).
+RELIABILITY = os.environ.get("E2E_RELIABILITY", "1") != "0"
+
+
+def pytest_collection_modifyitems(config, items):
+    if RELIABILITY:
+        return
+    skip = pytest.mark.skip(reason="E2E_RELIABILITY=0: reliability e2e tests run in their own CI step")
+    for item in items:
+        if item.path.name.startswith("test_reliability_") and item.path.parent == Path(__file__).parent:
+            item.add_marker(skip)
 
 
 def database_url_of_test_db() -> str:
@@ -81,10 +98,14 @@ class Proc:
     """A child process with its log file; ``stop()`` terminates it (kill after 20 s)."""
 
     def __init__(self, name: str, argv: list[str], env: dict):
-        self.log_path = ROOT / "var" / f"e2e-{name}.log"
-        self.log_path.parent.mkdir(exist_ok=True)
+        # One directory per test process: concurrent runs (other databases) keep their own logs.
+        self.log_path = ROOT / "var" / "e2e-logs" / str(os.getpid()) / f"{name}.log"
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "w")
-        self.popen = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        # Own process group: kill() reaches qcluster's worker processes too.
+        self.popen = subprocess.Popen(
+            argv, cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
+        )
 
     def stop(self) -> None:
         if self.popen.poll() is None:
@@ -92,22 +113,114 @@ class Proc:
             try:
                 self.popen.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
+                self.kill()
+        self._reap_group()
         self._log.close()
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group (a crash: no clean-up runs) and reap the leader."""
+        try:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.popen.wait()
+
+    def _reap_group(self) -> None:
+        # Children a terminated qcluster left behind would keep consuming this test's queue.
+        try:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
 
+_seq = count(1)
+
+
 def start_qcluster(env: dict, name: str = "qcluster") -> Proc:
-    return Proc(name, [sys.executable, "manage.py", "qcluster"], env)
+    """Start ``manage.py qcluster`` with ``env``; its log is var/e2e-logs/<pytest pid>/<name>-<n>.log."""
+    return Proc(f"{name}-{next(_seq)}", [sys.executable, "manage.py", "qcluster"], env)
+
+
+def start_gunicorn(env: dict, *, workers: int | None = None) -> tuple[Proc, str]:
+    """Start gunicorn on a free loopback port and wait until ``/api/v1/`` answers 200.
+
+    Returns ``(proc, base_url)``. Workers: 3 in the production topology, else 1."""
+    port = _free_port()
+    workers = workers or (3 if TOPOLOGY == "production" else 1)
+    proc = Proc(
+        f"gunicorn-{next(_seq)}",
+        [sys.executable, "-m", "gunicorn", "bizmemory.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers),
+         "--timeout", "60"],
+        env,
+    )
+    url = f"http://127.0.0.1:{port}"
+
+    def up():
+        if proc.popen.poll() is not None:
+            pytest.fail(f"gunicorn exited:\n{proc.log()[-3000:]}")
+        try:
+            return requests.get(url + "/api/v1/", timeout=10).status_code == 200
+        except requests.RequestException:
+            return False
+
+    wait_for(up, timeout=60, what="gunicorn to answer")
+    return proc, url
+
+
+class Stack:
+    """A running gunicorn + qcluster pair sharing the test database and one queue.
+
+    ``url`` is the server's base URL, ``web`` / ``worker`` the processes, ``env`` the
+    environment both were started with. ``kill_worker()`` SIGKILLs the qcluster and its
+    children (a crash); ``start_worker()`` starts a fresh qcluster on the same queue."""
+
+    def __init__(self, env: dict, web_env: dict | None = None, workers: int | None = None, worker: bool = True):
+        self.env = env
+        self.web, self.url = start_gunicorn(web_env or env, workers=workers)
+        self.worker = start_qcluster(env) if worker else None
+        self._procs = [self.web] + ([self.worker] if worker else [])
+
+    def kill_worker(self) -> None:
+        self.worker.kill()
+
+    def start_worker(self, **extra) -> Proc:
+        self.worker = start_qcluster({**self.env, **extra})
+        self._procs.append(self.worker)
+        return self.worker
+
+    def logs(self, tail: int = 2000) -> str:
+        return "\n".join(f"--- {p.log_path.name}\n{p.log()[-tail:]}" for p in self._procs)
+
+    def stop(self) -> None:
+        for p in self._procs:
+            p.stop()
 
 
 @pytest.fixture
 def cluster_name():
     """A fresh django-q2 cluster (= queue) name per test, so stale tasks never leak between tests."""
     return f"e2e-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def stack_factory(transactional_db, settings, cluster_name):
+    """``make(web_env=None, workers=None, worker=True, **env) -> Stack``: start gunicorn + qcluster
+    with extra environment variables (e.g. ``BIZMEMORY_CONSOLIDATION_BATCH_TOKENS="40"``);
+    every stack is stopped after the test."""
+    stacks = []
+
+    def make(*, web_env: dict | None = None, workers: int | None = None, worker: bool = True, **extra) -> Stack:
+        env = stack_env(settings, cluster_name, **extra)
+        st = Stack(env, {**env, **web_env} if web_env else None, workers=workers, worker=worker)
+        stacks.append(st)
+        return st
+
+    yield make
+    for st in stacks:
+        st.stop()
 
 
 @pytest.fixture
@@ -121,24 +234,7 @@ def qcluster(transactional_db, settings, cluster_name):
 @pytest.fixture
 def live_server_url(transactional_db, settings, cluster_name):
     """gunicorn serving the project on a free loopback port; yields its base URL."""
-    port = _free_port()
-    workers = "3" if TOPOLOGY == "production" else "1"
-    proc = Proc(
-        "gunicorn",
-        [sys.executable, "-m", "gunicorn", "bizmemory.wsgi", "-b", f"127.0.0.1:{port}", "-w", workers, "--timeout", "60"],
-        stack_env(settings, cluster_name),
-    )
-    url = f"http://127.0.0.1:{port}"
-
-    def up():
-        if proc.popen.poll() is not None:
-            pytest.fail(f"gunicorn exited:\n{proc.log()[-3000:]}")
-        try:
-            return requests.get(url + "/api/v1/", timeout=10).status_code == 200
-        except requests.RequestException:
-            return False
-
-    wait_for(up, timeout=60, what="gunicorn to answer")
+    proc, url = start_gunicorn(stack_env(settings, cluster_name))
     yield url
     proc.stop()
 
@@ -147,3 +243,4 @@ def live_server_url(transactional_db, settings, cluster_name):
 def stack(live_server_url, qcluster):
     """The running stack: ``(base_url, qcluster_proc)``."""
     return live_server_url, qcluster
+
