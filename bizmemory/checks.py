@@ -5,6 +5,7 @@ setting stops the process with a message that names it.
 """
 
 import os
+import re
 
 from django.conf import settings
 from django.core import checks
@@ -19,6 +20,8 @@ _POSITIVE = [
     "LLM_MAX_ATTEMPTS",
 ]
 _NON_NEGATIVE = ["EXTRACTION_WINDOW_SECONDS", "CONSOLIDATION_MIN_INTERVAL_SECONDS", "EXTRACTION_QUIET_SECONDS"]
+# DRF throttle rate syntax: "<number>/<period>", period by its first letter (s, m, h, d).
+_RATE = re.compile(r"\d+/(s|sec|second|m|min|minute|h|hour|d|day)")
 _RETENTION = ["JOURNAL_RETENTION_DAYS", "QUARANTINE_RETENTION_DAYS", "ARCHIVE_RETENTION_DAYS", "MESSAGE_RETENTION_DAYS"]
 
 
@@ -51,6 +54,26 @@ def check_bizmemory_settings(app_configs=None, **kwargs):
         errors.append(checks.Error(
             f"BIZMEMORY_TOKENIZER must be o200k_base or cl100k_base (got {cfg['TOKENIZER']!r}).", id="bizmemory.E006"
         ))
+    if cfg.get("EMBEDDER", "use") not in ("use", "openai", "hashing"):
+        errors.append(checks.Error(f"BIZMEMORY_EMBEDDER must be use, openai or hashing (got {cfg.get('EMBEDDER')!r}).",
+                                   id="bizmemory.E030"))
+    if cfg.get("EMBEDDER") == "openai" and not (cfg.get("EMBEDDER_OPENAI_BASE_URL") and cfg.get("EMBEDDER_OPENAI_MODEL")):
+        errors.append(checks.Error("BIZMEMORY_EMBEDDER=openai needs BIZMEMORY_EMBEDDER_OPENAI_BASE_URL and _MODEL.",
+                                   id="bizmemory.E031"))
+    for name in ("API_RATE_READ", "API_RATE_INGEST"):
+        rate = cfg.get(name)
+        if rate is not None and not _RATE.fullmatch(str(rate)):
+            errors.append(checks.Error(f"BIZMEMORY_{name} must look like 1200/min (number/s|sec|m|min|h|hour|d|day), got {rate!r}.",
+                                       id="bizmemory.E032"))
+    sim = cfg.get("SEARCH_MIN_SIMILARITY")
+    if sim is not None and not -1.0 <= sim <= 1.0:
+        errors.append(checks.Error(f"BIZMEMORY_SEARCH_MIN_SIMILARITY must be a cosine in [-1, 1] (got {sim}).", id="bizmemory.E033"))
+    floor = cfg.get("SEARCH_DECAY_FLOOR", 0.8)
+    if not 0.0 <= floor <= 1.0:
+        errors.append(checks.Error(f"BIZMEMORY_SEARCH_DECAY_FLOOR must be in [0, 1] (got {floor}).", id="bizmemory.E034"))
+    for name in ("SEARCH_VECTOR_WEIGHT_MEMORY", "SEARCH_VECTOR_WEIGHT_SESSIONS", "SEARCH_DECAY_HALF_LIFE_DAYS"):
+        if name in cfg and cfg[name] < 0:
+            errors.append(checks.Error(f"BIZMEMORY_{name} must be >= 0 (got {cfg[name]}).", id="bizmemory.E035"))
     words_file = cfg.get("SENSITIVE_WORDS_FILE")
     if words_file and not os.path.isfile(words_file):
         errors.append(checks.Error(f"BIZMEMORY_SENSITIVE_WORDS_FILE names a missing file: {words_file}", id="bizmemory.E007"))

@@ -18,7 +18,18 @@ from django.core.exceptions import ImproperlyConfigured
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
-env = environ.Env()
+class _Env(environ.Env):
+    """django-environ, but a value that does not parse (``Q_WORKERS=zero``) stops start-up
+    with ImproperlyConfigured naming the variable instead of a bare ValueError."""
+
+    def get_value(self, var, cast=None, default=environ.Env.NOTSET, parse_default=False):
+        try:
+            return super().get_value(var, cast=cast, default=default, parse_default=parse_default)
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{var} has an invalid value: {exc}") from exc
+
+
+env = _Env()
 
 DEBUG = env.bool("DEBUG", default=False)
 # The default is for a laptop only; system check bizmemory.W001 warns when it is used with DEBUG off.
@@ -269,6 +280,8 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {
         "bizmemory": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+        # Server errors (with their traceback) reach the console even with DEBUG off.
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
         "presidio-analyzer": {"level": "ERROR"},
     },
 }

@@ -174,10 +174,15 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
             upto = min(unanswered) - 1
     accepted: list[tuple[Message, list]] = []
     blocked: list[tuple[Message, list]] = []
+    # Which processed turns may feed memory and past-conversation search (Message.memory_source).
+    source: dict[int, bool] = {m.pk: False for m in messages if m.pk <= upto}
     if not no_source:
         words = sensitive_words_active()
         for m in messages:
-            if m.pk > upto or m.role != MessageRole.USER:
+            if m.pk > upto or m.role == MessageRole.TOOL:
+                continue
+            if m.role == MessageRole.ASSISTANT:
+                source[m.pk] = not (m.expert_id and (m.expert.slug in disabled or m.expert.slug in excluded))
                 continue
             expert = answered_by.get(m.pk) or None
             if expert and (expert in disabled or expert in excluded):
@@ -189,6 +194,7 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
             if extraction_rules.detect_injection(m.content):
                 log.info("injection ignored in message %s", m.pk)
                 continue
+            source[m.pk] = True
             candidates = extraction_rules.extract_candidates(m.content, at=m.created_at)
             if candidates:
                 accepted.append((m, candidates))
@@ -202,6 +208,10 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
             # Our lease expired and another run took over: write nothing.
             transaction.set_rollback(True)
             return ExtractionResult("locked", watermark=session.watermark)
+        for flag in (True, False):
+            ids = [pk for pk, ok in source.items() if ok is flag]
+            if ids:
+                Message.objects.filter(pk__in=ids).update(memory_source=flag)
         written = 0
         for m, candidates in accepted:
             written += len(journal_append(

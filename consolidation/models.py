@@ -52,6 +52,10 @@ class Message(models.Model):
     content = models.TextField()
     expert = models.ForeignKey("profiles.Agent", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField()
+    # Set by extraction: True = this turn may feed memory and past-conversation search;
+    # False = it must not (memory off, temporary/scheduled session, disabled or excluded
+    # expert, quarantined PII, tool output, cleared by the user); null = not processed yet.
+    memory_source = models.BooleanField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["session", "id"], name="message_session_id")]
@@ -96,6 +100,7 @@ class SnapshotReason(models.TextChoices):
     RESTORE = "restore"
     CONFIRMATION = "confirmation"  # the user rejected a contradiction: the old value is current again
     PROPOSAL = "proposal"  # an admin approved a held consolidation
+    USER_EDIT = "user_edit"  # the user deleted an entry from their memory page
 
 
 class Snapshot(models.Model):

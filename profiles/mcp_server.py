@@ -62,8 +62,13 @@ def tool_manifest() -> list[dict]:
     ]
 
 
-class ToolError(ValueError):
-    """A tool call with bad arguments or naming something that does not exist (message says which)."""
+from mcp.server.mcpserver.exceptions import ToolError as SDKToolError  # noqa: E402
+
+class ToolError(SDKToolError, ValueError):
+    """A tool call with bad arguments or naming something that does not exist (message says which).
+
+    It subclasses the SDK's ToolError so the MCP server hands the message to the agent as the
+    tool's error result instead of a generic "Error executing tool"."""
 
 
 def tool_call(name: str, arguments: dict, *, user, agent_slug: str) -> dict:

@@ -212,11 +212,19 @@ def _index_is_stale(user_id: int) -> bool:
     ).exists()
 
 
+def _masked(text: str) -> str:
+    from audit.sanitizer import analyze, mask
+
+    hits = analyze(text)
+    return mask(text, hits) if hits else text
+
+
 def session_index_refresh(*, user_id: int, batch: int = _INDEX_BATCH) -> int:
     """Embed ``user_id``'s messages not yet indexed, oldest first; returns how many were added.
 
-    Indexes ``user`` and ``assistant`` messages of the user's non-temporary
-    sessions (a temporary session never feeds memory), one chunk per message
+    Indexes ``user`` and ``assistant`` messages that extraction marked as a memory source
+    (``Message.memory_source``: not memory-off, temporary, scheduled, disabled/excluded-expert,
+    quarantined or cleared turns), PII masked, one chunk per message
     (first 2,000 characters). Each batch of ``batch`` messages is one transaction,
     so an interrupted run resumes where it stopped.
     """
@@ -231,6 +239,7 @@ def session_index_refresh(*, user_id: int, batch: int = _INDEX_BATCH) -> int:
             Message.objects.filter(
                 session__user_id=user_id,
                 session__temporary=False,
+                memory_source=True,
                 role__in=[MessageRole.USER, MessageRole.ASSISTANT],
                 pk__gt=last,
             )
@@ -239,9 +248,11 @@ def session_index_refresh(*, user_id: int, batch: int = _INDEX_BATCH) -> int:
         )
         if not msgs:
             return added
+        # Defence in depth: PII is masked before it is indexed, so a query cannot confirm a
+        # guessed number (quarantined turns are not a source at all).
         rows = [
             {"user_id": user_id, "source": VectorSource.MESSAGE, "message_id": m["pk"], "kind": m["role"],
-             "text": m["content"][:MESSAGE_CHUNK_CHARS], "date": m["created_at"]}
+             "text": _masked(m["content"][:MESSAGE_CHUNK_CHARS]), "date": m["created_at"]}
             for m in msgs
         ]
         with transaction.atomic():
@@ -252,7 +263,9 @@ def session_index_refresh(*, user_id: int, batch: int = _INDEX_BATCH) -> int:
 def _sessions_index_is_stale(user_id: int) -> bool:
     from consolidation.models import Message
 
-    newest = Message.objects.filter(session__user_id=user_id, session__temporary=False, role__in=["user", "assistant"]).aggregate(
+    newest = Message.objects.filter(
+        session__user_id=user_id, session__temporary=False, memory_source=True, role__in=["user", "assistant"]
+    ).aggregate(
         m=Max("pk")
     )["m"]
     if newest is None:

@@ -274,6 +274,9 @@ def memory_context(
             out.pop()  # a section header left without lines
         text = "\n".join(t for _, t, _ in out)
         tokens = count_tokens(text)
+    if len(out) == 1:
+        # Only the instruction line fits: injecting it alone would spend tokens on nothing.
+        return MemoryContext("", 0, budget, reason="budget_too_small")
     return MemoryContext(
         text=text,
         tokens=tokens,

@@ -142,7 +142,8 @@ def memory_item_delete(*, user, item_id: int, actor=None) -> dict:
     """
     from audit.services import audit_record
     from consolidation.models import JournalEntry
-    from consolidation.snapshots import memory_document_refresh, memory_version_bump
+    from consolidation.models import SnapshotReason
+    from consolidation.snapshots import memory_document_refresh, memory_version_bump, snapshot_create
 
     item = MemoryItem.objects.current().get(user=user, pk=item_id)
     journal = _deleted(
@@ -152,6 +153,8 @@ def memory_item_delete(*, user, item_id: int, actor=None) -> dict:
     MemoryItem.objects.filter(pk=item.pk).delete()
     memory_version_bump(user_id=user.pk)
     memory_document_refresh(user_id=user.pk)
+    # Every change to memory is a version (issue #5), the user's own deletes included.
+    snapshot_create(user_id=user.pk, reason=SnapshotReason.USER_EDIT)
     out = {"item_id": item_id, "kind": item.kind, "journal_entries": journal}
     audit_record(
         action="memory.item_deleted", actor=actor or user, subject_user=user, target_type="memory_item",
@@ -196,6 +199,9 @@ def memory_clear_all(*, user, include_history: bool = False, actor=None) -> dict
     if include_history:
         counts["messages"] = _deleted(Message.objects.filter(session__user=user).delete(), Message)
         counts["sessions"] = _deleted(Session.objects.filter(user=user).delete(), Session)
+    else:
+        # Kept conversations are history only: never a memory or search source again.
+        Message.objects.filter(session__user=user).exclude(memory_source=False).update(memory_source=False)
     memory_version_bump(user_id=user.pk)
     audit_record(
         action="memory.cleared", actor=actor or user, subject_user=user, target_type="user", target_id=str(user.pk),

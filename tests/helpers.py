@@ -15,3 +15,13 @@ def post_turns(user_id, session_id, turns, *, start, agent="main", kind="chat", 
         user_id=user_id, session_id=session_id, messages=msgs, agent=agent, session_kind=kind,
         temporary=temporary, now=start, enqueue=False,
     )
+
+
+def post_and_extract(user_id, session_id, turns, *, start, **kwargs):
+    """``post_turns`` then run extraction at session end, so the turns are marked as a memory
+    source (or not) exactly as the pipeline would; returns ``(session, messages)``."""
+    from consolidation.extraction import extraction_run
+
+    session, stored = post_turns(user_id, session_id, turns, start=start, **kwargs)
+    extraction_run(session_id=session.pk, now=start + dt.timedelta(minutes=len(turns)), trigger="session_end")
+    return session, stored

@@ -110,3 +110,12 @@ def test_a_malformed_body_names_the_body(client, api_keys):
     r = client.post("/api/v1/messages", data="{not json", content_type="application/json", HTTP_X_API_KEY=api_keys["ingest"])
     assert r.status_code == 400
     assert r.json()["error"]["field"] == "body"
+
+
+def test_a_budget_that_fits_only_the_instruction_gives_an_empty_context_with_the_reason(client, api_keys):
+    _post(client, api_keys["ingest"], dict(BODY, end_session=True))
+    session = Session.objects.get(external_id="s1")
+    extraction_run(session_id=session.pk, trigger="session_end")
+    consolidation_run(user_id=session.user_id, force=True)
+    body = client.get("/api/v1/context", {"user": "u1", "agent": "main", "budget": 22}, HTTP_X_API_KEY=api_keys["read"]).json()
+    assert body["text"] == "" and body["reason"] == "budget_too_small" and body["tokens"] == 0

@@ -41,10 +41,20 @@ def test_it_returns_ids_kinds_dates_and_scores(client, api_keys, alice):
 
 
 def test_sessions_scope_masks_pii(client, api_keys, alice):
-    post_turns("alice", "s1", [("user", "我的邮箱是 li.wei@example.com，帮我订机票")], start=NOW)
+    from consolidation.models import Message
+
+    # A turn stored as a source before a detector existed: masked on the way out.
+    session, _ = post_turns("alice", "s1", [("user", "我的邮箱是 li.wei@example.com，帮我订机票")], start=NOW)
+    Message.objects.filter(session=session).update(memory_source=True)
     body = _search(client, api_keys["read"], user="alice", query="订机票", scope="sessions").json()
     assert body["hits"][0]["session"] == "s1" and body["hits"][0]["kind"] == "user"
     assert "li.wei@example.com" not in body["hits"][0]["text"] and "机票" in body["hits"][0]["text"]
+
+
+def test_sessions_scope_skips_turns_that_are_not_a_memory_source(client, api_keys, alice):
+    post_turns("alice", "s2", [("user", "帮我订去成都的机票")], start=NOW)  # not extracted yet
+    body = _search(client, api_keys["read"], user="alice", query="成都机票", scope="sessions").json()
+    assert body["hits"] == []
 
 
 def test_an_outsider_never_sees_another_users_data(client, api_keys, alice, bob):

@@ -93,3 +93,29 @@ def test_a_bad_database_url_stops_start_up_naming_it(tmp_path):
         env={**__import__("os").environ, "DATABASE_URL": "oracle://x@y/z"},
     )
     assert proc.returncode != 0 and "DATABASE_URL" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "mutate,field",
+    [
+        (lambda c: c["settings"].update(memory_enabled="yes"), "settings.memory_enabled"),
+        (lambda c: c["settings"].update(experts_disabled="hr"), "settings.experts_disabled"),
+        (lambda c: c["sessions"][0]["messages"][1].update(expert=7), "messages[1].expert"),
+        (lambda c: c["sessions"][0]["messages"][0].update(created_at="nope"), "messages[0].created_at"),
+    ],
+)
+def test_replay_names_each_malformed_field(db, tmp_path, mutate, field):
+    conv = json.loads(json.dumps(CONV))
+    mutate(conv)
+    with pytest.raises(CommandError) as err:
+        call_command("replay", str(_write(tmp_path, [json.dumps(conv)])))
+    assert err.value.returncode == 2 and field in str(err.value)
+    assert not Message.objects.exists()
+
+
+def test_replay_refuses_a_file_that_is_not_utf8(db, tmp_path):
+    p = tmp_path / "latin1.jsonl"
+    p.write_bytes('{"user_id": "é"}\n'.encode("latin-1"))
+    with pytest.raises(CommandError) as err:
+        call_command("replay", str(p))
+    assert err.value.returncode == 2 and "UTF-8" in str(err.value)

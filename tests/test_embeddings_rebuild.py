@@ -7,7 +7,7 @@ from django.core.management import call_command
 
 from profiles.models import MemoryItem, MemoryVector
 from profiles.search import memory_index_refresh
-from tests.helpers import post_turns
+from tests.helpers import post_and_extract
 
 NOW = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
 
@@ -17,7 +17,7 @@ def test_it_reembeds_other_models_and_indexes_what_is_missing(alice, bob, settin
     for user, text in ((alice, "我住在上海"), (bob, "I live in Leeds")):
         MemoryItem.objects.create(user=user, kind="profile", key="city", value=text, text=text, valid_from=NOW, confirmed_at=NOW)
     memory_index_refresh(user_id=alice.pk)
-    post_turns("alice", "s1", [("user", "明天开会"), ("assistant", "好的")], start=NOW)
+    post_and_extract("alice", "s1", [("user", "明天开会"), ("assistant", "好的")], start=NOW)
     settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER_DIM=128)
     out = StringIO()
     call_command("rebuild_embeddings", "--batch", "1", "--sessions", stdout=out, stderr=StringIO())

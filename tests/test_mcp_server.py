@@ -59,6 +59,7 @@ def test_the_server_lists_exactly_two_read_tools_and_answers_calls(alice, bob, s
     assert [h["id"] for h in hits] == [peanut.pk]  # bob's item never appears
     assert json.loads(doc.content[0].text)["text"] == "# 用户记忆"
     assert bad.is_error
+    assert "item_id: no memory item 999999" in bad.content[0].text  # the agent is told why
 
 
 def test_tool_call_refuses_unknown_tools_and_bad_arguments(alice):

@@ -95,3 +95,15 @@ def test_it_needs_a_csrf_token(alice, t0):
     c.force_login(alice)
     assert c.post(f"/memory/items/{dog.pk}/delete").status_code == 403
     assert MemoryItem.objects.filter(pk=dog.pk).exists()
+
+
+def test_a_delete_saves_a_version_of_its_own(alice, t0, client):
+    from consolidation.models import Snapshot
+
+    item = _remember(alice, t0, ("pet", "一只叫豆豆的狗"), ("hobby", "周末爬山"))["pet"]
+    before = Snapshot.objects.filter(user=alice).count()
+    client.force_login(alice)
+    assert client.post(f"/memory/items/{item.pk}/delete").status_code == 302
+    snap = Snapshot.objects.filter(user=alice).order_by("-version").first()
+    assert Snapshot.objects.filter(user=alice).count() == before + 1
+    assert snap.reason == "user_edit" and all(i["id"] != item.pk for i in snap.items)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import time
 
 from django.core.management.base import BaseCommand, CommandError
@@ -22,6 +23,9 @@ from consolidation.consolidate import consolidation_run
 from consolidation.extraction import extraction_run
 from consolidation.ingest import IncomingMessage, IngestError, messages_ingest, session_end
 from profiles.services import memory_settings_update, user_ensure
+
+
+_SLUG = re.compile(r"[-a-zA-Z0-9_]{1,64}")
 
 
 def _fail(lineno: int, field: str, message: str) -> CommandError:
@@ -46,6 +50,12 @@ def parse_conversation(raw: str, lineno: int) -> dict:
     settings = conv.get("settings") or {}
     if not isinstance(settings, dict):
         raise _fail(lineno, "settings", "must be an object")
+    if not isinstance(settings.get("memory_enabled", True), bool):
+        raise _fail(lineno, "settings.memory_enabled", "must be true or false")
+    for name in ("experts_disabled", "experts_excluded_from_extraction"):
+        value = settings.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and _SLUG.fullmatch(v) for v in value):
+            raise _fail(lineno, f"settings.{name}", "must be a list of expert slugs")
     for i, s in enumerate(conv["sessions"]):
         where = f"sessions[{i}]"
         if not isinstance(s, dict):
@@ -68,6 +78,14 @@ def parse_conversation(raw: str, lineno: int) -> dict:
                 raise _fail(lineno, f"{where}.messages[{j}].role", "must be user, assistant or tool")
             if not isinstance(m.get("content"), str) or not m["content"].strip():
                 raise _fail(lineno, f"{where}.messages[{j}].content", "must be a non-empty string")
+            expert = m.get("expert")
+            if expert is not None and not (isinstance(expert, str) and _SLUG.fullmatch(expert)):
+                raise _fail(lineno, f"{where}.messages[{j}].expert", "must be null or an expert slug")
+            if m.get("created_at") is not None:
+                try:
+                    dt.datetime.fromisoformat(m["created_at"])
+                except (TypeError, ValueError) as exc:
+                    raise _fail(lineno, f"{where}.messages[{j}].created_at", "must be an ISO 8601 date-time") from exc
     return conv
 
 
@@ -82,8 +100,8 @@ class Command(BaseCommand):
         try:
             with open(opts["file"], encoding="utf-8") as fh:
                 lines = [(n, l) for n, l in enumerate(fh, 1) if l.strip()]
-        except OSError as exc:
-            raise CommandError(f"file: cannot read {opts['file']}: {exc}", returncode=2) from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"file: cannot read {opts['file']} as UTF-8 text: {exc}", returncode=2) from exc
         convs = [(n, parse_conversation(l, n)) for n, l in lines]
         started = time.monotonic()
         totals = {"conversations": 0, "messages": 0, "journal": 0, "quarantined": 0}
