@@ -14,14 +14,34 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
+
+from profiles.page_selectors import hit_type_name
 
 from . import services
 from .forms import QuarantineFilterForm
 from .selectors import quarantine_detail, quarantine_list
 
 PAGE_SIZE = 50
+
+
+def _type_names(codes) -> list[dict]:
+    """``[{"code", "name"}]`` for sanitizer entity-type codes, the name readable and
+    translated (``profiles.page_selectors.hit_type_name``, the user pages' mapping)."""
+    return [{"code": c, "name": hit_type_name(c)} for c in codes if c]
+
+
+def _unreadable_message(pk: int) -> str:
+    return _("Quarantine record %(pk)s cannot be decrypted with the configured key.") % {"pk": pk}
+
+
+def _detail_context(rec, **extra) -> dict:
+    """Template context of the detail page: the record, its readable hit types and hits."""
+    hits = [{**h, "name": hit_type_name(h.get("type", ""))} for h in (rec.hits or [])]
+    return {"rec": rec, "type_names": _type_names(rec.hit_types.split(",")), "hits": hits, **extra}
 
 
 def staff_required(view):
@@ -53,6 +73,8 @@ def quarantine_list_view(request):
         else:
             status = 400
     page = Paginator(quarantine_list(**filters), PAGE_SIZE).get_page(request.GET.get("page"))
+    for rec in page:
+        rec.type_names = _type_names(rec.hit_types.split(","))
     query = request.GET.copy()
     query.pop("page", None)
     return render(
@@ -71,7 +93,7 @@ def _record_or_404(pk: int):
 @staff_required
 def quarantine_detail_view(request, pk: int):
     """GET /review/<id>/ — one record: masked preview, hits, references, and the actions."""
-    return render(request, "audit/quarantine_detail.html", {"rec": _record_or_404(pk)})
+    return render(request, "audit/quarantine_detail.html", _detail_context(_record_or_404(pk)))
 
 
 @never_cache
@@ -84,9 +106,9 @@ def quarantine_reveal_view(request, pk: int):
         original = services.quarantine_reveal(record_id=pk, actor=request.user)
     except services.QuarantineGone as exc:
         raise Http404(str(exc)) from exc
-    except services.QuarantineUnreadable as exc:
-        return render(request, "audit/quarantine_detail.html", {"rec": rec, "error": str(exc)}, status=409)
-    return render(request, "audit/quarantine_detail.html", {"rec": rec, "original": original, "revealed": True})
+    except services.QuarantineUnreadable:
+        return render(request, "audit/quarantine_detail.html", _detail_context(rec, error=_unreadable_message(pk)), status=409)
+    return render(request, "audit/quarantine_detail.html", _detail_context(rec, original=original, revealed=True))
 
 
 @require_POST
@@ -97,7 +119,7 @@ def quarantine_delete_view(request, pk: int):
         services.quarantine_delete(record_id=pk, actor=request.user)
     except services.QuarantineGone as exc:
         raise Http404(str(exc)) from exc
-    messages.success(request, f"Quarantine record {pk} deleted.")
+    messages.success(request, _("Quarantine record %(pk)s deleted.") % {"pk": pk})
     return redirect("audit:quarantine-list")
 
 
@@ -110,11 +132,27 @@ def quarantine_false_positive_view(request, pk: int):
         res = services.quarantine_mark_false_positive(record_id=pk, actor=request.user)
     except services.QuarantineGone as exc:
         raise Http404(str(exc)) from exc
-    except services.QuarantineUnreadable as exc:
-        return render(request, "audit/quarantine_detail.html", {"rec": _record_or_404(pk), "error": str(exc)}, status=409)
+    except services.QuarantineUnreadable:
+        return render(
+            request, "audit/quarantine_detail.html", _detail_context(_record_or_404(pk), error=_unreadable_message(pk)), status=409
+        )
+    reasons = {
+        "ok": _("ok"),
+        "injection": _("the message tries to write into memory; nothing extracted"),
+        "memory_off": _("the user has switched memory off; nothing written"),
+    }
     messages.success(
         request,
-        f"Quarantine record {pk} marked as a false positive: {res.written} of {res.candidates} "
-        f"candidate(s) written to the journal, {res.dropped} still blocked ({res.reason}).",
+        ngettext(
+            "Quarantine record %(pk)s marked as a false positive: %(written)s of %(candidates)s candidate "
+            "written to the journal, %(dropped)s still blocked (%(reason)s).",
+            "Quarantine record %(pk)s marked as a false positive: %(written)s of %(candidates)s candidates "
+            "written to the journal, %(dropped)s still blocked (%(reason)s).",
+            res.candidates,
+        )
+        % {
+            "pk": pk, "written": res.written, "candidates": res.candidates, "dropped": res.dropped,
+            "reason": reasons.get(res.reason, res.reason),
+        },
     )
     return redirect("audit:quarantine-list")
