@@ -41,7 +41,7 @@ def _setup() -> None:
         db.unlink(missing_ok=True)
         os.environ["DATABASE_URL"] = f"sqlite:///{db}"
     os.environ.setdefault("BIZMEMORY_EMBEDDER", "use")
-    os.environ.setdefault("BIZMEMORY_API_RATE_READ", "")  # no throttle in a latency run
+    os.environ.setdefault("BIZMEMORY_API_RATE_READ", "1000000/s")  # never reached in a latency run
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bizmemory.settings")
     import django
 

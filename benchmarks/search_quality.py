@@ -4,7 +4,8 @@
 Input: ``../shared/datasets/locomo/locomo10.json`` (read in place). Each of the 10
 conversations becomes one user whose dated sessions are stored as messages
 (``speaker_a`` = user, ``speaker_b`` = assistant, one message per turn, dialogue id →
-message id). For every question of categories 1–4 (category 5 is adversarial, often
+message id); each session is then ended and extracted (``extraction_run``), which marks the
+turns that past-conversation search may offer (``Message.memory_source``). For every question of categories 1–4 (category 5 is adversarial, often
 without usable evidence) the figure is the share of its evidence turns found among the
 top 5 results, averaged over questions. Baseline in the same run: BM25 (``rank_bm25``
 ``BM25Okapi``, lowercased word tokens) over the same conversation's turns. Also reported:
@@ -51,6 +52,8 @@ def _when(s: str) -> dt.datetime:
 
 
 def _load(conv: dict, idx: int):
+    from consolidation.extraction import extraction_run
+    from consolidation.ingest import session_end
     from consolidation.models import Message, Session
     from profiles.services import agent_ensure, user_ensure
 
@@ -70,6 +73,11 @@ def _load(conv: dict, idx: int):
                                        content=text or "…", created_at=start + dt.timedelta(seconds=30 * i))
             dia_to_msg[turn["dia_id"]] = m.pk
             texts.append((m.pk, text))
+        # As in production, only turns that extraction marked as a memory source (Message.memory_source:
+        # not quarantined, not an injection attempt) are offered to past-conversation search.
+        end = start + dt.timedelta(seconds=30 * len(c[f"session_{n}"]))
+        session_end(session=s, now=end, enqueue=False)
+        extraction_run(session_id=s.pk, now=end, trigger="session_end")
         n += 1
     return user, dia_to_msg, texts
 

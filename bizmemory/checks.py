@@ -62,8 +62,8 @@ def check_bizmemory_settings(app_configs=None, **kwargs):
                                    id="bizmemory.E031"))
     for name in ("API_RATE_READ", "API_RATE_INGEST"):
         rate = cfg.get(name)
-        if rate is not None and not _RATE.fullmatch(str(rate)):
-            errors.append(checks.Error(f"BIZMEMORY_{name} must look like 1200/min (number/s|sec|m|min|h|hour|d|day), got {rate!r}.",
+        if rate and not _RATE.fullmatch(str(rate)):  # empty = no rate limit
+            errors.append(checks.Error(f"BIZMEMORY_{name} must look like 1200/min (number/s|sec|m|min|h|hour|d|day) or be empty, got {rate!r}.",
                                        id="bizmemory.E032"))
     sim = cfg.get("SEARCH_MIN_SIMILARITY")
     if sim is not None and not -1.0 <= sim <= 1.0:

@@ -1,5 +1,7 @@
 """Ingest API (ingest-scope keys only): the platform posts conversation messages."""
 
+import json
+
 from django.utils import timezone
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
@@ -19,7 +21,9 @@ class StrictSerializer(serializers.Serializer):
         if isinstance(data, dict):
             unknown = sorted(set(data) - set(self.fields))
             if unknown:
-                raise ValidationError({unknown[0]: ["unknown field"]})
+                name = unknown[0]
+                # Name odd keys ("" or with spaces) quoted, so the error still points at them.
+                raise ValidationError({name if name.isidentifier() else json.dumps(name): ["unknown field"]})
         return super().to_internal_value(data)
 
 

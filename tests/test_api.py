@@ -119,3 +119,8 @@ def test_a_budget_that_fits_only_the_instruction_gives_an_empty_context_with_the
     consolidation_run(user_id=session.user_id, force=True)
     body = client.get("/api/v1/context", {"user": "u1", "agent": "main", "budget": 22}, HTTP_X_API_KEY=api_keys["read"]).json()
     assert body["text"] == "" and body["reason"] == "budget_too_small" and body["tokens"] == 0
+
+
+def test_an_empty_unknown_key_is_still_named(client, api_keys):
+    r = _post(client, api_keys["ingest"], dict(BODY, **{"": 1}))
+    assert r.status_code == 400 and r.json()["error"]["field"] == '""'
