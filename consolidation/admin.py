@@ -1,6 +1,8 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
 
-from .models import JournalEntry, Message, Session, Snapshot
+from .consolidate import ProposalError, proposal_approve, proposal_reject
+from .models import ConfirmationRequest, ConsolidationProposal, JournalEntry, MemoryVersion, Message, Session, Snapshot
 
 
 class ReadOnly(admin.ModelAdmin):
@@ -8,6 +10,13 @@ class ReadOnly(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
+        return False
+
+
+class ServiceOwned(ReadOnly):
+    """Rows only services write or delete: no add, change or delete here."""
+
+    def has_delete_permission(self, request, obj=None):
         return False
 
 
@@ -40,3 +49,58 @@ class SnapshotAdmin(ReadOnly):
     list_filter = ("reason",)
     list_select_related = ("user",)
     raw_id_fields = ("user",)
+
+
+@admin.register(MemoryVersion)
+class MemoryVersionAdmin(ServiceOwned):
+    """The per-user change counter the services bump; never edited by hand."""
+
+    list_display = ("user", "version", "updated_at")
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+    search_fields = ("user__username",)
+
+
+@admin.register(ConfirmationRequest)
+class ConfirmationRequestAdmin(ServiceOwned):
+    """Resolved by the user on their memory page (``confirmation_confirm`` / ``_reject``)."""
+
+    list_display = ("id", "user", "key", "status", "created_at", "resolved_at")
+    list_filter = ("status",)
+    list_select_related = ("user",)
+    raw_id_fields = ("user", "old_item", "new_item")
+    search_fields = ("user__username", "key")
+    date_hierarchy = "created_at"
+
+
+@admin.register(ConsolidationProposal)
+class ConsolidationProposalAdmin(ServiceOwned):
+    """Held consolidations (loss guard). Resolved only through the approve / reject actions,
+    which call ``proposal_approve`` / ``proposal_reject`` (audited, with the admin as actor)."""
+
+    list_display = ("id", "user", "status", "removed", "items_at_start", "created_at", "resolved_at", "resolved_by")
+    list_filter = ("status",)
+    list_select_related = ("user", "resolved_by")
+    raw_id_fields = ("user", "resolved_by")
+    search_fields = ("user__username",)
+    date_hierarchy = "created_at"
+    actions = ("approve", "reject")
+
+    def _resolve(self, request, queryset, service, verb):
+        done = 0
+        for pk in list(queryset.values_list("pk", flat=True)):
+            try:
+                service(proposal_id=pk, actor=request.user)
+                done += 1
+            except ProposalError as exc:
+                self.message_user(request, f"#{pk}: {exc}", messages.WARNING)
+        if done:
+            self.message_user(request, _("%(n)d proposal(s) %(verb)s.") % {"n": done, "verb": verb}, messages.SUCCESS)
+
+    @admin.action(description=_("Approve selected proposals (apply the held consolidation)"))
+    def approve(self, request, queryset):
+        self._resolve(request, queryset, proposal_approve, _("approved"))
+
+    @admin.action(description=_("Reject selected proposals (keep the items)"))
+    def reject(self, request, queryset):
+        self._resolve(request, queryset, proposal_reject, _("rejected"))

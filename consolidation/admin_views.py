@@ -30,6 +30,7 @@ from profiles.forms import DiffForm
 from profiles.models import MemoryItem
 from profiles.page_selectors import snapshot_diff, versions_list
 
+from .dashboard import dashboard_figures
 from .models import SnapshotReason
 from .snapshots import SnapshotNotFound, snapshot_create, snapshot_restore
 
@@ -182,6 +183,14 @@ def audit_log(request):
     )
 
 
+@require_GET
+@staff_required
+def dashboard(request):
+    """GET /staff/dashboard/ — memories per user, journal backlog, quarantine per hit type and
+    job failures, as inline SVG bars with the numbers in tables (``dashboard_figures``)."""
+    return render(request, "consolidation/dashboard.html", {"fig": dashboard_figures()})
+
+
 app_name = "staff"
 
 urlpatterns = [
@@ -191,4 +200,5 @@ urlpatterns = [
     path("versions/<int:user_id>/<int:version>/restore", version_restore, name="version-restore"),
     path("versions/<int:user_id>/snapshot", snapshot_manual, name="snapshot-manual"),
     path("audit/", audit_log, name="audit-log"),
+    path("dashboard/", dashboard, name="dashboard"),
 ]

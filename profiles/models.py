@@ -42,6 +42,9 @@ class MemorySettings(models.Model):
     last_consolidation_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        verbose_name_plural = "memory settings"
+
 
 class ExpertSetting(models.Model):
     """A user's switch for one expert agent.

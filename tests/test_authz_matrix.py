@@ -148,6 +148,7 @@ ROWS: dict[str, Row] = {
     "staff:snapshot-manual": Row("POST", staff_only(302), kwargs=lambda w: {"user_id": w.owner_id},
                                  area="staff", changes_owner=("staff",)),
     "staff:audit-log": Row("GET", staff_only(), area="staff"),
+    "staff:dashboard": Row("GET", staff_only(), area="staff"),
     "audit:quarantine-list": Row("GET", staff_only(), area="staff"),
     "audit:quarantine-detail": Row("GET", staff_only(), kwargs=lambda w: {"pk": w.quarantine_id}, area="staff"),
     "audit:quarantine-reveal": Row("POST", staff_only(200), kwargs=lambda w: {"pk": w.quarantine_id}, area="staff",

@@ -140,3 +140,23 @@ def test_staff_restores_a_version_and_gets_a_rollback_point(page_for):
     page.wait_for_function("document.documentElement.lang === 'zh-hans'")
     shot(page, "staff_versions_zh")
     assert get_user_model().objects.get(username="reviewer").is_staff
+
+
+def test_staff_reveals_a_quarantined_original_and_it_is_audited(page_for):
+    from audit.models import AuditLog, QuarantineRecord
+
+    alice = _user("alice")
+    _memory(alice)
+    _user("reviewer", staff=True)
+    rec = QuarantineRecord.objects.get(user=alice)
+    page = page_for("en-US")
+    login(page, "reviewer")
+    page.goto(page.base + "/review/")
+    assert "139****5678" in page.content() and "13912345678" not in page.content()
+    page.goto(page.base + f"/review/{rec.pk}/")
+    page.click("text=Reveal original")
+    page.wait_for_selector("text=13912345678")
+    shot(page, "review_reveal_en")
+    assert AuditLog.objects.filter(target_type="quarantine_record", target_id=str(rec.pk), actor__username="reviewer").exists()
+    page.goto(page.base + f"/review/{rec.pk}/")
+    assert "13912345678" not in page.content()  # shown once, not on the next visit
