@@ -37,6 +37,18 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 
+def dev_user_messages(path=None) -> list[str]:
+    """The user messages of the dev set (``../shared/eval/dev.jsonl``), in file order.
+    Raises ``OSError`` when the file is absent (callers check and print a skipped line)."""
+    out: list[str] = []
+    with open(path or DEV, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                for s in json.loads(line)["sessions"]:
+                    out += [m["content"] for m in s["messages"] if m["role"] == "user"]
+    return out
+
+
 def percentile(xs, p: float) -> float:
     """The ``p``-th percentile (0–100) of ``xs`` by linear interpolation (numpy's default).
 

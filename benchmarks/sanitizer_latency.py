@@ -34,13 +34,10 @@ REPS = 7
 
 
 def load_messages() -> list[str]:
-    out = []
-    with open(DEV, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                for s in json.loads(line)["sessions"]:
-                    out += [m["content"] for m in s["messages"] if m["role"] == "user"]
-    return out
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from common import dev_user_messages
+
+    return dev_user_messages(DEV)
 
 
 def load_words() -> list[str]:
