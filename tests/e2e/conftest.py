@@ -62,14 +62,17 @@ def _free_port() -> int:
 
 
 def wait_for(predicate, *, timeout=90.0, interval=0.3, what="condition"):
-    """Poll ``predicate`` until it returns truthy (returned) or fail after ``timeout`` seconds."""
+    """Poll ``predicate`` until it returns truthy (returned) or fail after ``timeout`` seconds.
+
+    ``what`` names what was awaited; pass a callable (e.g. ``lambda: f"...{st.logs()}"``) to
+    have process logs read at the time of the failure rather than before the wait."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
         time.sleep(interval)
-    pytest.fail(f"timed out after {timeout}s waiting for {what}")
+    pytest.fail(f"timed out after {timeout}s waiting for {what() if callable(what) else what}")
 
 
 def stack_env(settings, cluster: str, **extra) -> dict:

@@ -33,12 +33,12 @@ def test_a_journal_over_the_budget_is_consolidated_in_several_batches(stack_fact
     assert r.status_code == 201, r.text
 
     journal = JournalEntry.objects.filter(user__username="batch-user")
-    wait_for(lambda: journal.count() >= len(SKILLS), what=f"extraction\n{st.logs()}")
+    wait_for(lambda: journal.count() >= len(SKILLS), what=lambda: f"extraction\n{st.logs()}")
     assert sum(e.tokens for e in journal) > 12 * 2  # over one run's budget
     wait_for(
         lambda: not journal.filter(status=JournalStatus.PENDING).exists()
         and MemoryItem.objects.current().filter(user__username="batch-user").count() >= len(SKILLS),
-        timeout=120, what=f"the whole journal to be consolidated\n{st.logs()}",
+        timeout=120, what=lambda: f"the whole journal to be consolidated\n{st.logs()}",
     )
     assert journal.filter(status=JournalStatus.ARCHIVED).count() == journal.count()
     values = set(MemoryItem.objects.current().filter(user__username="batch-user").values_list("value", flat=True))

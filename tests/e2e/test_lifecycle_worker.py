@@ -42,7 +42,7 @@ def test_posted_conversation_becomes_memory_through_the_running_stack(stack, api
 
     doc = wait_for(
         lambda: MemoryDocument.objects.filter(user=session.user).exclude(markdown="").first(),
-        what=f"the worker to extract and consolidate; worker log:\n{worker.log()[-2000:]}",
+        what=lambda: f"the worker to extract and consolidate; worker log:\n{worker.log()[-2000:]}",
     )
     assert "Manchester" in doc.markdown
     assert "139" not in doc.markdown

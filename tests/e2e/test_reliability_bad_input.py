@@ -35,7 +35,7 @@ def _seeded(st, api_keys):
     r = requests.post(f"{st.url}/api/v1/messages", json=SEED, headers={"X-Api-Key": api_keys["ingest"]}, timeout=10)
     assert r.status_code == 201
     wait_for(lambda: MemoryItem.objects.current().filter(user__username="fuzz-owner", value="Oslo").exists(),
-             what=f"the seed memory\n{st.logs()}")
+             what=lambda: f"the seed memory\n{st.logs()}")
     return _state()
 
 

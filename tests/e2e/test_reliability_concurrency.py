@@ -48,7 +48,7 @@ def test_a_burst_on_one_session_with_two_workers_journals_each_message_once(stac
     journal = JournalEntry.objects.filter(user=session.user)
     wait_for(lambda: Session.objects.get(pk=session.pk).watermark == last and journal.count() >= len(SKILLS)
              and not journal.filter(status=JournalStatus.PENDING).exists(),
-             timeout=120, what=f"extraction and consolidation of the burst\n{st.logs()}")
+             timeout=120, what=lambda: f"extraction and consolidation of the burst\n{st.logs()}")
 
     user_ids = set(Message.objects.filter(session=session, role=MessageRole.USER).values_list("id", flat=True))
     sources = [tuple(ids) for ids in journal.values_list("source_message_ids", flat=True)]
@@ -80,7 +80,7 @@ def test_twenty_users_in_parallel_see_no_cross_talk(stack_factory, api_keys):
             have.setdefault(u, set()).add(v)
         return have if len(have) == 20 and all(len(v) == 2 for v in have.values()) else None
 
-    have = wait_for(done, timeout=180, what=f"20 users' memory\n{st.logs()}")
+    have = wait_for(done, timeout=180, what=lambda: f"20 users' memory\n{st.logs()}")
     for user, (skill, city) in users.items():
         assert have[user] == {skill, city}, user
 

@@ -67,9 +67,9 @@ def test_a_worker_killed_mid_extraction_leaves_no_partial_state_and_the_work_com
     st.start_worker()
     last = Message.objects.filter(session=session).order_by("-id").values_list("id", flat=True).first()
     wait_for(lambda: Session.objects.get(pk=session.pk).watermark == last, timeout=120,
-             what=f"the extraction to be re-run after the restart\n{st.logs()}")
+             what=lambda: f"the extraction to be re-run after the restart\n{st.logs()}")
     values = lambda: set(MemoryItem.objects.current().filter(user=session.user).values_list("value", flat=True))  # noqa: E731
-    wait_for(lambda: {"Leeds", "Python", "Rust"} <= values(), what=f"consolidation\n{st.logs()}")
+    wait_for(lambda: {"Leeds", "Python", "Rust"} <= values(), what=lambda: f"consolidation\n{st.logs()}")
     assert QuarantineRecord.objects.filter(user=session.user).count() == 1
     # Each user message was journaled once (no duplicate from the killed run).
     sources = [tuple(e.source_message_ids) for e in JournalEntry.objects.filter(user=session.user)]
@@ -103,7 +103,7 @@ def test_a_worker_killed_mid_consolidation_leaves_no_partial_state_and_the_work_
     upstream.mode = "ok"
     st.start_worker()
     wait_for(lambda: not journal.filter(status=JournalStatus.PENDING).exists(), timeout=120,
-             what=f"the consolidation to be re-run after the restart\n{st.logs()}")
+             what=lambda: f"the consolidation to be re-run after the restart\n{st.logs()}")
     current = MemoryItem.objects.current().filter(user=user)
     assert sorted(current.values_list("value", flat=True)) == ["Leeds", "Python", "Rust"]
     assert MemoryItem.objects.filter(user=user).count() == 3  # nothing doubled by the killed run

@@ -34,7 +34,7 @@ def test_memory_search_finds_what_the_conversation_wrote_and_agents_cannot_write
     assert r.status_code == 201, r.text
     wait_for(
         lambda: MemoryItem.objects.current().filter(user__username="search-user", value="Haskell").exists(),
-        what=f"the fact to be consolidated\n{st.logs()}",
+        what=lambda: f"the fact to be consolidated\n{st.logs()}",
     )
 
     r = requests.get(f"{st.url}/api/v1/memory/search", headers=read, timeout=30,
