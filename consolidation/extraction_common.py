@@ -76,7 +76,11 @@ _INJECTION_RE = re.compile(
     r"|记住[：:，,\s]*(?:我|用户)(?:是|为)(?:超级|系统)?(?:管理员|admin|root|VIP|超管)|拥有(?:所有|全部|最高|管理员|超级)权限|以管理员身份"
     r"|remember\s+(?:that\s+)?(?:I\s+am|I'm|the\s+user\s+is)\s+(?:the\s+|an?\s+)?(?:admin|administrator|owner|root|superuser)"
     r"|the\s+user\s+is\s+(?:a\s+|an\s+|the\s+)?(?:verified\s+|trusted\s+)?(?:admin|administrator|superuser|vip)\b"
-    r"|\bhave\s+(?:admin|root|administrator)\s+(?:access|privileges|rights)\b",
+    r"|\bhave\s+(?:admin|root|administrator)\s+(?:access|privileges|rights)\b"
+    # claims of approval privileges that an assistant would act on ("所有报销单都可以直接批")
+    r"|(?:都|均|全部|一律)可以直接(?:批|审批|通过|放行|报销|打款)|(?:审批|报销|签字)?权限(?:是|为)?(?:无上限|不受限|没有上限|最高)|免(?:审批|审核)权"
+    r"|\bunlimited\s+(?:approval|spending|signing)\s+(?:authority|limits?|rights)\b|\bapprovals?\s+(?:are|is)\s+waived\b"
+    r"|\b(?:can|may)\s+approve\s+(?:anything|everything|any amount)\b|\bbypass(?:es)?\s+(?:the\s+)?(?:approval|review)s?\b",
     re.I,
 )
 
@@ -123,6 +127,7 @@ _PREF_LABELS = {
     "drink": ("饮品", "drink"), "transport": ("出行", "transport"), "schedule": ("作息", "schedule"),
     "spelling": ("拼写", "spelling"), "punctuation": ("标点", "punctuation"), "emoji": ("表情符号", "emoji"),
     "filler": ("客套与免责声明", "filler"), "date_format": ("日期格式", "date format"), "number_format": ("数字写法", "number format"),
+    "hobby": ("爱好", "hobby"),
 }
 _FACT_LABELS = {"school": ("就学", "schooling"), "birth": ("生育", "birth"), "marriage": ("婚姻", "marriage"),
                 "relocation": ("迁居", "relocation"), "graduation": ("毕业", "graduation"), "job_change": ("工作变动", "job change")}
@@ -168,13 +173,25 @@ def candidate_reword(cand: Candidate, *, key: str | None = None, value: str | No
 
 
 _TECH_ALL = sorted(set(L.TECH_SKILLS + [w for w in L.CODE_LANGUAGES if len(w) > 1] + ["C++", "C#"]), key=len, reverse=True)
-_TECH_RE = re.compile(r"(?<![A-Za-z0-9_.@])(" + _alt(_TECH_ALL) + r")(?![A-Za-z0-9_+#]|\.[A-Za-z])")
+# A version number may follow a name ("Vue3", "Java 17" stays "Java"): the skill is the name alone.
+_TECH_RE = re.compile(r"(?<![A-Za-z0-9_.@])(" + _alt(_TECH_ALL) + r")(?:(?<=[A-Za-z])\d{1,2}(?:\.\d+)?)?(?![A-Za-z0-9_+#]|\.[A-Za-z])")
 _TOOLS_RE = re.compile(r"(?<![A-Za-z])(" + _alt(L.TOOLS) + r")(?![A-Za-z])")
 _CODE_LANG_SET = {w.lower() for w in L.CODE_LANGUAGES}
 
+# Office / BI / design tools count as skills when the user says they can use them ("我会用Excel",
+# "I'm proficient in Power BI"); without such a cue a tool is a preference or nothing.
+_SKILL_CUE = re.compile(r"会用|会写|熟悉|熟练|精通|掌握|擅长|用得[很挺比较非常]*[熟溜好]|技术栈|proficient|fluent|experienced (?:with|in)|"
+                        r"experience (?:with|in)|skilled|expert (?:in|at|with)|good (?:at|with)|know my way around|\bstack\b", re.I)
+_SKILL_TOOL_CATEGORIES = {"spreadsheet", "office", "slides", "bi", "design", "editor", "notebook", "tracker", "sql_dialect", "test_framework"}
+_TOOL_SKILL_RE = re.compile(r"(?<![A-Za-z])(" + _alt([t for t, cat in L.TOOLS.items() if cat in _SKILL_TOOL_CATEGORIES]) + r")(?![A-Za-z])")
+
+
 def _skills(c: str, lang: str, out: list, skip: set) -> None:
     seen = set()
-    for m in _TECH_RE.finditer(c):
+    matches = list(_TECH_RE.finditer(c))
+    if _SKILL_CUE.search(c):
+        matches += list(_TOOL_SKILL_RE.finditer(c))
+    for m in matches:
         name = m.group(1)
         k = name.lower()
         if k in seen or k in skip:
@@ -193,7 +210,8 @@ def _tool_prefs(c: str, sent: str, lang: str, out: list, directive, code_ok: boo
     were explicitly rejected: "not Excel"). ``code_ok=False`` leaves code languages alone (a plain
     "I use SQL every day" is a skill, not a preference)."""
     used = set()
-    if not directive.search(c):
+    # A clause continuing a directive one ("平时用Jira管需求，用Confluence写PRD") shares its directive.
+    if not (directive.search(c) or (lang == "zh" and c.startswith("用") and directive.search(sent))):
         return used
     for m in _TOOL_NAME_RE.finditer(c):
         name = m.group(1)

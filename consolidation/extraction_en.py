@@ -58,7 +58,10 @@ def _resolve_date_en(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
 
 _EN_EMOTION = re.compile(r"\b(fed up|walk out|stressed|anxious|exhausted|frustrat\w*|burn(ed|t) out|sick of|tired of|annoyed|furious|overwhelmed|miserable|depressed|losing my mind|so done|quit my job|pissed|ugh|i hate)\b", re.I)
 _EN_TEMP = re.compile(r"\b(today|tonight|tomorrow|this week(end)?|next week|next month|this afternoon|this morning|right now|at the moment|for a while|for now|temporarily|off sick|on leave|on vacation|this time|for this one)\b", re.I)
-_EN_HYPO = re.compile(r"\b(if i were|if i was|if i had|were i|imagine|suppose|supposing|hypothetically|what if)\b", re.I)
+# Counterfactuals: "if I were", "if I worked at Google I'd ...", "had I known".
+_EN_HYPO = re.compile(r"\b(if i were|if i was|if i had|were i|had i|imagine|suppose|supposing|hypothetically|what if|"
+                      r"if i (?:\w+ed|went|got|took|ran|became|knew|did|could|lived|left|quit|made|spent|led|ran|sold|built)|"
+                      r"if i (?:still |ever )?(?:worked|moved|joined|switched|managed|studied))\b", re.I)
 _EN_NEG = re.compile(r"\b(i'm not|i am not|not an?|i don't work|i do not work|never been|never lived|never worked|isn't|i'm no longer|i am no longer)\b", re.I)
 # Plans and wishes are not stable facts ("I'm thinking about moving", "maybe I'll try Vim one day").
 _EN_PLAN = re.compile(r"\b(planning to|plan to|thinking (?:about|of)|might|maybe|considering|someday|one day|hoping to|"
@@ -87,7 +90,8 @@ def _en_subject(c: str) -> str | None:
         return "family:" + _EN_FAMILY_RE.match(c).group(1).lower()
     if _EN_OTHER_RE.match(c):
         return "other"
-    if re.match(r"^(i|i'm|i've|i'd|i'll|im|my|me)\b", c, re.I):
+    if re.match(r"^(i|i'm|i've|i'd|i'll|im|my|me)\b", c, re.I) or re.match(
+            r"^(?:most|much|all|half|a lot|the bulk) of my (?:day|days|time|week|work|job)\b", c, re.I):
         return "self"
     if re.match(r"^(we|we're|we've|our|us)\b", c, re.I):
         return "we"
@@ -111,13 +115,13 @@ def _split_en(text: str) -> list[tuple[str, list[str]]]:
 # --------------------------------------------------------------------------- English patterns
 _EN_CITY_RE = re.compile(r"\b(" + _alt(L.WORLD_CITY_LIST) + r")\b")
 _EN_CITY_BAD_BEFORE = re.compile(
-    r"\b(flying to|fly to|flight to|going to|trip to|travel(l?ing)? to|visit(ing)?|(?<!working )(?<!work )from|heading to|off to|"
+    r"\b(flying to|fly to|flight to|going to|trip to|travel(l?ing)? to|visit(ing)?|(?<!working )(?<!work )(?<!remotely )from|heading to|off to|"
     r"university of|college of|institute of|school of)\s+(our\s+|the\s+)?$", re.I)
 # A residence / workplace anchor makes a city on its own ("based in Leeds"); a bare "in Leeds" only
 # counts in a clause that also states the user's job ("I'm a nurse in Leeds") — "a show in Tokyo" does not.
 _EN_CITY_STRONG = re.compile(
     r"\b(live in|living in|lives in|based in|located in|reside in|residing in|moved to|relocated to|working out of|work out of|"
-    r"out of|working from|work from|here in|home in|(?:'ve|have) lived in|been living in)\s+(?:our\s+|the\s+)?$", re.I)
+    r"out of|(?:working|work) (?:remotely |full[- ]time |part[- ]time )?from|here in|home in|(?:'ve|have) lived in|been living in)\s+(?:our\s+|the\s+|their\s+)?$", re.I)
 _EN_CITY_WEAK = re.compile(r"\b(in|at|of|to|for)\s+(?:our\s+|the\s+)?$", re.I)
 _EN_CITY_AFTER = re.compile(r"\s+(office|plant|site|HQ|headquarters|branch|team|campus|hub|centre|center|factory|warehouse|store)\b", re.I)
 _EN_TITLE_ALT = _alt(L.EN_TITLE_PHRASES + L.EN_TITLE_NOUNS)
@@ -128,21 +132,42 @@ _EN_TITLE_RE = re.compile(
     r"|[\w&/+\-]+(?:\s+[\w&/+\-]+){0,2}?(?=\s+(?:in|at|for|on|with|and|based)\b|\s*$))\b"
     r"|\bI(?:'m| am)\s+(?:an?\s+|the\s+)?(?P<t3>SRE|DBA|PM|QA engineer|DevOps engineer|(?:head|director|vp|VP) of [A-Za-z&]+(?: [A-Za-z&]+)?(?= at| in| for|$))\b"
     r"|\bI(?:'ve| have) been (?:working as )?(?:a|an|the)\s+(?P<t4>(?:[\w&/+\-]+\s+){0,4}?(?:" + _EN_TITLE_ALT + r"))s?\b(?=\s+(?:for|since|at|in)\b|$)"
-    r"|\bmy (?:current )?(?:role|title|job title|position|job) is (?:a |an |the )?(?P<t5>[A-Za-z&/+\- ]{2,40}?)(?=\s+(?:at|in|for|on|and|but|with)\b|$)",
+    r"|\bmy (?:current )?(?:role|title|job title|position|job) is (?:a |an |the )?(?P<t5>[A-Za-z&/+\- ]{2,40}?)(?=\s+(?:at|in|for|on|and|but|with)\b|$)"
+    r"|\b(?:I\s+(?:\w+\s+)?work(?:ing)?|I(?:'ve| have) been working|I\s+(?:also\s+)?(?:act|serve|double)|acting|serving|doubling)\b[^,;]{0,40}?\bas\s+(?:a|an|the|our)\s+"
+    r"(?:part-time\s+|acting\s+|interim\s+)?(?P<t6>(?:[\w&/+\-]+\s+){0,3}?(?:" + _EN_TITLE_ALT + r"))s?\b"
+    r"|\b(?:promoted|moved up|stepped up)\s+to\s+(?:a\s+|an\s+|the\s+)?(?P<t7>(?:[\w&/+\-]+\s+){0,3}?(?:" + _EN_TITLE_ALT + r"))s?\b"
+    r"|\bI\s+(?:recently\s+|just\s+)?became\s+(?:a|an|the|our)\s+(?P<t8>(?:[\w&/+\-]+\s+){0,3}?(?:" + _EN_TITLE_ALT + r"))s?\b",
     re.I)
-_TITLE_GROUPS = ("t", "t2", "t3", "t4", "t5")
+_TITLE_GROUPS = ("t", "t2", "t3", "t4", "t5", "t6", "t7", "t8")
+# A career switch into a field of work: "I switched from marketing to product management".
+_EN_SWITCH_RE = re.compile(
+    r"\bI(?:'ve| have)?\s+(?:recently\s+|just\s+)?(?:switched|moved|transitioned|changed careers?|pivoted)\s+(?:over\s+)?from\s+[\w\- ]{2,30}?\s+(?:to|into)\s+"
+    r"(?P<f>(?:[\w\-]+\s+){0,2}(?:" + _alt(L.EN_FIELDS) + r"))\b", re.I)
+# A second title in the same clause: "I'm a product manager and a part-time scrum master".
+_EN_TITLE_MORE_RE = re.compile(
+    r"^\s*(?:,\s*)?(?:and|&|as well as|plus)\s+(?:also\s+)?(?:(?:serve|act|double|work)\s+as\s+)?(?:a|an|the|our|my)\s+(?:[\w\-]+'s\s+)?(?:part-time\s+|acting\s+|interim\s+|de facto\s+)?"
+    r"(?P<t>(?:[\w&/+\-]+\s+){0,3}?(?:" + _EN_TITLE_ALT + r"))s?\b", re.I)
+# A named employer: "I work at Siemens", "I'm an accountant at Unilever", "I joined Stripe last month".
+_EN_ORG_NAME = r"(?P<co{}>(?-i:[A-Z][\w&.'\-]*(?:\s+(?:&\s+)?[A-Z][\w&.'\-]*){{0,3}}))"
+_EN_COMPANY_RE = re.compile(
+    r"\bI\s+(?:\w+\s+)?work(?:ing)?\s+(?:remotely\s+|full[- ]time\s+|part[- ]time\s+)?(?:at|for)\s+" + _EN_ORG_NAME.format(1)
+    + r"|\bI(?:'ve| have)?\s+(?:just\s+|recently\s+)?joined\s+" + _EN_ORG_NAME.format(2)
+    + r"|\bI(?:'m| am)\s+(?:a|an|the)\s+(?:[\w&/+\-]+\s+){0,4}?(?:" + _EN_TITLE_ALT + r")s?\s+(?:at|with)\s+" + _EN_ORG_NAME.format(3), re.I)
+_EN_NOT_ORG = re.compile(r"^(?:I|I'm|The|A|An|My|Our|Home|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|"
+                         + "|".join(m.capitalize() for m in _MONTHS) + r"|Christmas|Easter|Night|Weekends?)$")
 _EN_TITLE_NEXT_RE = re.compile(r"\s+(" + _alt(L.EN_TITLE_NOUNS) + r")\b", re.I)
 _RESP_VERBS = (r"run|lead|manage|coordinate|document|own|handle|oversee|support|cover|head|look after|work on|maintain|"
                r"supervise|administer|teach|train")
 _RESP_GERUNDS = (r"running|leading|managing|coordinating|documenting|owning|handling|overseeing|supporting|covering|heading|"
                  r"looking after|working on|maintaining|supervising|teaching")
-_RESP_END = r"(?=\s+(?:in|out of|based|from|at the|here)\b|$)"
+_RESP_END = r"(?=\s+(?:in|out of|based|from|at the|at an?|here)\b|\s+(?-i:at [A-Z])|\s+for (?:our|the|my) (?:company|firm|employer|business)\b|$)"
 # Responsibility needs the user as subject ("I run ...", "I'm responsible for ..."): a subject-less
 # clause such as "Running can really boost your mood" is a generic statement, not a duty.
 _EN_RESP_RE = re.compile(
     r"\bI\s+(?:also\s+|mainly\s+|mostly\s+|now\s+|currently\s+|still\s+|basically\s+)?(?P<v>" + _RESP_VERBS + r")\s+(?P<o>[^,;]+?)" + _RESP_END
     + r"|\bI(?:'m| am)\s+(?:also\s+|mainly\s+|now\s+)?(?P<v3>responsible for|in charge of)\s+(?P<o3>[^,;]+?)" + _RESP_END
-    + r"|\bI(?:'m| am)\s+(?:currently\s+|now\s+)?(?P<v4>running|leading|managing|heading|overseeing|coordinating)\s+(?P<o4>(?:the|our)\s+[^,;]+?)" + _RESP_END,
+    + r"|\bI(?:'m| am)\s+(?:currently\s+|now\s+)?(?P<v4>running|leading|managing|heading|overseeing|coordinating)\s+(?P<o4>(?:the|our)\s+[^,;]+?)" + _RESP_END
+    + r"|^(?:I|I'm|I am|I've)\b[^,;]*?\s+and\s+(?:also\s+|mainly\s+|now\s+)?(?P<v5>" + _RESP_VERBS + r")\s+(?P<o5>[^,;]+?)" + _RESP_END,
     re.I)
 # A gerund clause continuing a first-person clause of the same sentence ("I've moved to Dublin, same role,
 # running EMEA sales out of the Irish office").
@@ -162,7 +187,9 @@ _EN_EDU_RE = re.compile(
 _EN_DEPT_RE = re.compile(
     r"\bon the ([\w&\- ]{2,40}? team)\b|\bin (?:the |our )?(?:[A-Z][\w]+ )?([\w&\- ]{2,30}? (?:centre|center|department|division))\b"
     r"|\bI\s+(?:\w+\s+)?work\s+(?:in|on|for)\s+(?:the|our)\s+([\w&\- ]{2,40}? (?:department|team|division|unit))\b"
-    r"|\bI(?:'m| am)\s+(?:in|on|part of)\s+(?:the|our)\s+([\w&\- ]{2,40}? (?:department|team|division|unit))\b", re.I)
+    r"|\bI(?:'m| am)\s+(?:in|on|part of)\s+(?:the|our)\s+([\w&\- ]{2,40}? (?:department|team|division|unit))\b"
+    r"|\b(?:moved|moved over|switched|transferred|rotated|joined|been moved|been transferred)\s+(?:over\s+)?(?:to\s+|into\s+)?(?:the|our)\s+"
+    r"([\w&\- ]{2,40}? (?:department|team|division|unit|group))\b", re.I)
 _EN_DIRECTIVE = re.compile(
     r"\b(always|never|any|every|default|by default|prefer|going forward|from now on|for any|for all|instead|everything|switch|i work in|give me|use|"
     r"lives in|keep|all my|of choice|go-to|preferred|favou?rite)\b", re.I)
@@ -172,7 +199,8 @@ _EN_PREF_MARK = re.compile(
     r"how i want|instead|in future|in the future|work best|works best|best for me|easier for me|of choice|go-to|"
     r"in your (?:answers|replies|responses|writing|drafts|emails)|"
     r"keep (?:it|things|answers|replies|responses|them|everything|your|code|explanations|the tone)|don't use|do not use|stop using|"
-    r"avoid|no need to)\b", re.I)
+    r"avoid|no need to|less|fewer|(?:i'm|i am) (?:fine|ok|okay|happy|comfortable) with|works? for me|suits me|"
+    r"i take my|i (?:only |usually |normally )?drink|i usually|i normally|i tend to)\b", re.I)
 # A standing rule overrides a deictic one-off ("always answer like this"); without one, "for this one",
 # "this paragraph" or "that email" make a request about one artefact, not a preference.
 _EN_STANDING = re.compile(
@@ -193,9 +221,15 @@ _EN_PREF_TOPICS = [
     ("punctuation", re.compile(r"\b(?:no|never use|avoid|without|skip the)\s+exclamation (?:marks|points)\b|\bexclamation (?:marks|points)\b|\boxford comma\b|\bem[- ]dashes\b", re.I), "span"),
     ("emoji", re.compile(r"\b(?:no|never use|without|avoid)?\s*emojis?\b", re.I), "span"),
     ("code_comments", re.compile(r"\b(?:code\s+)?comments\b|\bdocstrings?\b", re.I), "clause"),
-    ("citation", re.compile(r"\b(?:cite|citations?|sources|references|footnotes?)\b", re.I), "clause"),
+    ("citation", re.compile(r"\b(?:cite|citations?|sources?|references|footnotes?)\b", re.I), "clause"),
     ("language", re.compile(r"\b(?:in|reply in|respond in|answer in|write in)\s+(?:" + _LANGS + r")\b", re.I), "marked"),
-    ("schedule", re.compile(r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm)?[- ]to[- ]\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+(?:working\s+|work\s+)?(?:schedule|day|shift)\b", re.I), "span"),
+    ("schedule", re.compile(
+        r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm)?[- ]to[- ]\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+(?:working\s+|work\s+)?(?:schedule|day|shift)\b"
+        # standing rules about working days and hours: "I don't work weekends", "no meetings before 10am"
+        r"|\b(?:don't|do not|never|no|won't)\s+(?:work|meetings?|calls?|messages?|emails?|pings?)\s+(?:on\s+)?(?:weekends|saturdays|sundays)\b"
+        r"|\b(?:no|never|don't (?:book|schedule)|avoid)\s+(?:meetings?|calls?)\s+(?:before|after)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)\b"
+        r"|\b(?:focus time|deep work|meetings?|calls?)\s+(?:before|after|until)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)\b"
+        r"|\b(?:a\s+)?(?:morning|night|evening) (?:person|owl)\b|\bearly (?:riser|bird)\b", re.I), "span"),
     # Diet is about the user ("I'm vegan", "I don't eat pork"), never a dish someone else ate.
     ("diet", re.compile(
         r"\bI(?:'m| am)\s+(?:a\s+)?(?:strict\s+|strictly\s+|fully\s+|mostly\s+)?(?P<v>vegetarian|vegan|pescatarian|gluten[- ]free|lactose[- ]intolerant|coeliac|celiac|teetotal)\b"
@@ -215,7 +249,12 @@ _EN_PREF_TOPICS = [
     ("filler", re.compile(r"\b(?:pleasantries|small talk|fluff|filler|preamble|disclaimers?|caveats?|apologi[sz]\w*|sign-offs?|"
                           r"(?:the |any )?(?:intro|outro)s?)\b", re.I), "clause"),
     ("date_format", re.compile(r"\bdates?\s+(?:as|in|like)\s+(?:[A-Z]{1,4}[/\-.][A-Z]{1,4}[/\-.][A-Z]{2,4}|ISO(?: 8601)?|\w+ format)\b", re.I), "span"),
-    ("tone", re.compile(r"\b(?:second person|first person|plain English|formal|informal|casual|friendly|jargon|tone|blunt|polite)\b", re.I), "tone"),
+    ("tone", re.compile(r"\b(?:second person|first person|plain English|formal|informal|casual|relaxed|friendly|jargon|tone|blunt|polite)\b", re.I), "tone"),
+    # Leisure habits: "I go hiking most weekends", "I love sailing" (not "I love running the stand-ups").
+    ("hobby", re.compile(
+        r"\bI\s+(?:really\s+|also\s+)?(?:love|like|enjoy)\s+(?P<v>" + _alt(L.EN_HOBBIES) + r")\b(?=\s*$|\s*[,.;!]|\s+(?:and|on|at|in|every|most|with|whenever|when|outdoors|together)\b)"
+        r"|\bI\s+(?:usually\s+|often\s+|always\s+|also\s+)?(?:go|do)\s+(?P<v2>" + _alt(L.EN_HOBBIES) + r")\s+(?:every|most|on|at)\s+(?:weekends?|saturdays?|sundays?|week|mornings?|evenings?)\b",
+        re.I), "grp"),
     ("transport", re.compile(r"\b(?:by train|take the train|window seat|aisle seat|drive to work|cycle to work|bike to work)\b", re.I), "span"),
 ]
 _EN_FACT_EVENTS = [
@@ -260,8 +299,8 @@ def _en_resp(c: str, continuing: bool):
     """(verb, object) of a responsibility stated by the user, or None."""
     r = _EN_RESP_RE.search(c)
     if r:
-        v = next(g for g in ("v", "v3", "v4") if r.group(g))
-        o = r.group({"v": "o", "v3": "o3", "v4": "o4"}[v])
+        v = next(g for g in ("v", "v3", "v4", "v5") if r.group(g))
+        o = r.group({"v": "o", "v3": "o3", "v4": "o4", "v5": "o5"}[v])
         verb = r.group(v)
     elif continuing:
         r = _EN_RESP_CONT.match(c)
@@ -283,7 +322,8 @@ def _en_profile(c: str, lang: str, out: list, continuing: bool = False) -> None:
     resp = _en_resp(c, continuing)
     dm = _EN_DEPT_RE.search(c)
     w = _EN_WORKPLACE_RE.search(c)
-    works = bool(m or resp or dm or w)
+    org = _en_org(c)
+    works = bool(m or resp or dm or w or org)
     if city and (strong or works):
         out.append(_cand("profile", "city", city, lang))
     else:
@@ -301,7 +341,14 @@ def _en_profile(c: str, lang: str, out: list, continuing: bool = False) -> None:
         sen = next((s for s in L.EN_SENIORITY if t.lower().startswith(s + " ")), None)
         if sen:
             out.append(_cand("profile", "seniority", sen, lang))
-    if dm and (m or dm.group(3) or dm.group(4)):
+        more = _EN_TITLE_MORE_RE.match(c[m.end():])
+        if more:
+            out.append(_cand("profile", "role", more.group("t"), lang))
+    if not m:
+        sw = _EN_SWITCH_RE.search(c)
+        if sw:
+            out.append(_cand("profile", "role", sw.group("f"), lang))
+    if dm and (m or dm.group(3) or dm.group(4) or dm.group(5)):
         dep = next(x for x in dm.groups() if x)
         if city:
             dep = dep.replace(city + " ", "")
@@ -311,14 +358,34 @@ def _en_profile(c: str, lang: str, out: list, continuing: bool = False) -> None:
         if city:
             o = re.sub(r"\s+(?:in|out of|at)\s+(?:the\s+|our\s+)?" + re.escape(city) + r".*$", "", o)
         out.append(_cand("profile", "responsibility", (resp[0] + " " + o).strip(), lang))
-    ind = _EN_INDUSTRY_RE.search(c)
+    # An industry word inside the title ("Director of Finance") is the title's field, not the employer's industry.
+    if m:
+        a, b = m.span(next(g for g in _TITLE_GROUPS if m.group(g)))
+        c_ind = c[:a] + " " * (b - a) + c[b:]
+    else:
+        c_ind = c
+    ind = _EN_INDUSTRY_RE.search(c_ind)
     if ind and _EN_INDUSTRY_CTX.search(c) and (works or (_EN_WORK_CTX.search(c) and _EN_FIRST_PERSON.search(c))):
         out.append(_cand("profile", "industry", ind.group(1).lower(), lang))
-    e = _EN_EDU_RE.search(c)
-    if e:
+    for e in _EN_EDU_RE.finditer(c):
         out.append(_cand("profile", "education", re.sub(r"^the\s+", "", e.group("u")), lang))
-    if w and not _TOOLS_RE.search(w.group("w")) and not (city and city in w.group("w")) and not (dm and w.group("w") in dm.group(0)):
+    if org:
+        out.append(_cand("profile", "company", org, lang))
+    elif w and not _TOOLS_RE.search(w.group("w")) and not (city and city in w.group("w")) and not (dm and w.group("w") in dm.group(0)):
         out.append(_cand("profile", "company", w.group("w"), lang))
+
+
+def _en_org(c: str) -> str | None:
+    """The named employer in clause ``c`` ("I work at Siemens", "I'm a data engineer at Shopify"), or None.
+    Places, tools, weekdays and months are not employers."""
+    for mm in _EN_COMPANY_RE.finditer(c):
+        co = mm.group("co1") or mm.group("co2") or mm.group("co3")
+        co = re.sub(r"(?:'s)$", "", co).strip(" .")
+        if not co or _EN_NOT_ORG.match(co) or _TOOLS_RE.fullmatch(co) or _EN_CITY_RE.fullmatch(co) or _EN_REGION_RE.search("in " + co) \
+                or co.lower() in {r.lower() for r in L.EN_REGION_LIST}:
+            continue
+        return co
+    return None
 
 
 def _en_pref_topics(c: str, topics: list, out: list) -> bool:
@@ -346,7 +413,7 @@ def _en_pref_topics(c: str, topics: list, out: list) -> bool:
 _EN_POLITE_RULE = re.compile(
     r"^(?:(?:ok|okay|so|and|also|hey|hi)\W+)*(?:could|can|would|will) you\s+(?:please\s+)?"
     r"(?=.*\b(?:always|never|from now on|going forward|in future|by default|default to|every time)\b)", re.I)
-_UNMARKED_OK = {"currency", "units", "rounding", "spelling", "punctuation", "schedule", "diet"}
+_UNMARKED_OK = {"currency", "units", "rounding", "spelling", "punctuation", "schedule", "diet", "hobby"}
 # Answer-style topics must be about what the assistant produces for the user ("your answers", "write",
 # "for me", "I prefer ..."): "All you need is to be friendly" describes the listener, not a style.
 _STYLE_TOPICS = {"format", "structure", "answer_length", "tone", "language", "code_comments", "citation", "emoji", "punctuation",
@@ -356,7 +423,8 @@ _EN_STYLE_CUE = re.compile(
     r"your (?:answers?|repl(?:y|ies)|responses?|writing|drafts?|explanations?|summar(?:y|ies)|output|code|messages?)|"
     r"answers?|repl(?:y|ies)|respon(?:d|ses?)|write|writing|written|drafts?|explain|explanations?|give me|send me|show me|tell me|"
     r"format|output|summar\w*|reports?|updates?|emails?|docs|documents?|code|scripts?|cite|sources|for me|with me|to me|"
-    r"i (?:read|skim)|i prefer|i'd prefer|i like|i'd like|i'd rather|i want|work best|works best|use)\b", re.I)
+    r"i (?:read|skim)|i prefer|i'd prefer|i like|i'd like|i'd rather|i want|work best|works best|use|tone|style|"
+    r"you (?:quote|mention|state|cite)|quot(?:e|ing)|links?|sources?|please|jargon|caveats?|disclaimers?|emojis?|pleasantries|fluff)\b", re.I)
 
 
 def extract_en(text: str, at: _dt.datetime, out: list) -> None:

@@ -87,7 +87,16 @@ ZH_TITLE_SUFFIXES = """经理 总监 主管 专员 工程师 设计师 分析师
 助理 秘书 编辑 记者 运营 开发 研发 测试 后端 前端 全栈 算法 销售 客服 采购 文员 HRBP HR BP 数据分析 主任 组长 部长
 总裁 CEO CTO CFO COO CIO 创始人 合伙人 店长 司机 调度 厨师 翻译 咨询师 规划师 策划 文案 主播 督导 质检 实习生 管培生
 程序员 科学家 精算师 营养师 药剂师 建筑师 技术员 操作员 厂长 院长 校长 教授 产品经理 项目经理 招聘 猎头 培训师 评估师
-分析员 统计师 造价师 监理 保安 店员 导购 跟单 报关员 外贸 采购员 业务员 业务 专家 负责人 总经理 副总 董事 PM""".split()
+分析员 统计师 造价师 监理 保安 店员 导购 跟单 报关员 外贸 采购员 业务员 业务 专家 负责人 总经理 副总 董事 PM
+管理员 内审员 审核员 稽核员 质检员 安全员 资料员 核算员 联络员 协调员 话务员 收银员 营业员 乘务员 飞行员 公务员 计划员
+统计员 仓管员 保管员 办事员 检验员 化验员 巡检员 理货员 配送员 快递员 讲解员 播音员 主持人 评审员 监察员 审查员 专干
+护士长 科长 处长 局长 所长 站长 队长 班长 行长 社长 馆长 园长 主编 副主编 车间主任 主治医师 住院医师
+原画师 摄影师 工艺师 建造师 理财师 配音师 化妆师 造型师 插画师 动画师 剪辑师 营销师 心理咨询师 咨询顾问""".split()
+
+# Occupational fields: "我在XX公司做结构设计", "我是做嵌入式的" name a job by its field, not by a title noun.
+ZH_FIELDS = """设计 研究 注册 美术 原画 嵌入式 运维 开发 测试 运营 销售 算法 审计 咨询 财务 法务 行政 人事 采购 风控 合规
+编辑 翻译 客服 市场 产品 售前 售后 实施 质检 品控 投研 投行 会计 招聘 培训 教研 护理 科研 数据 前端 后端 硬件 软件
+结构 电气 机械 工艺 策划 文案 剪辑 BD HR PR IT 交付 投资 理财 保险 外贸 报关 物流 仓储 供应链 信贷 审批 精算 建模""".split()
 
 EN_TITLE_NOUNS = """engineer developer analyst manager specialist accountant writer designer consultant coordinator director lead
 architect scientist administrator admin officer executive assistant associate representative rep recruiter nurse doctor
@@ -101,9 +110,17 @@ receptionist barista cashier translator interpreter tutor professor physician pa
 radiographer sonographer radiologist physiotherapist physio optometrist optician psychologist psychiatrist counselor counsellor
 therapist pharmacist dietitian nutritionist hygienist caseworker social worker surveyor estimator underwriter loan officer
 copywriter illustrator animator videographer producer curator archivist analyst steward stewardess attendant lifeguard
-instructor coach paralegal solicitor barrister notary auditor inspector technologist""".split()
+instructor coach paralegal solicitor barrister notary auditor inspector technologist coder""".split()
 
-EN_TITLE_PHRASES = ["product owner", "scrum master", "business partner", "team lead", "tech lead"]
+EN_TITLE_PHRASES = ["product owner", "scrum master", "business partner", "team lead", "tech lead", "company secretary",
+                    "individual contributor", "account executive", "customer success manager"]
+
+# Fields of work a user can switch into ("I switched from marketing to product management").
+EN_FIELDS = """management marketing sales engineering design finance accounting consulting operations product research
+analytics data science legal compliance recruiting recruitment HR procurement support security infrastructure development
+teaching nursing medicine law journalism writing""".split() + [
+    "customer success", "customer support", "business development", "product marketing", "partnerships", "data engineering",
+    "software engineering", "project management", "people operations", "investor relations", "public relations"]
 
 EN_SENIORITY = ["senior", "junior", "principal", "staff", "lead", "chief", "head", "entry-level", "mid-level"]
 ZH_SENIORITY = ["资深", "高级", "初级", "中级", "首席", "一线", "实习"]
@@ -136,7 +153,10 @@ Flutter React Native Kubernetes K8s Docker Terraform Ansible AWS Azure GCP Linux
 PostgreSQL Postgres MySQL MongoDB Redis Elasticsearch ClickHouse Oracle SQL Server SQLite Hive TensorFlow PyTorch pandas
 NumPy scikit-learn Tableau Power BI PowerBI Looker SAP Salesforce Figma Sketch Photoshop Illustrator AutoCAD SolidWorks
 Unity Unreal Jenkins GitLab GitHub Playwright Selenium Cypress pytest JUnit Jest Grafana Prometheus Nginx Hive HBase
-LabVIEW Simulink Verilog VHDL PLC""".split()
+LabVIEW Simulink Verilog VHDL PLC SystemVerilog""".split()
+# Multi-word names were split above ("Power BI" -> "Power", "BI"): put them back whole.
+_TECH_MULTI = ["Spring Boot", "React Native", "SQL Server", "Power BI"]
+TECH_SKILLS = [w for w in TECH_SKILLS if w not in {"Boot", "Native", "Server", "Power", "BI"}] + _TECH_MULTI
 
 # Tools a user can *prefer*; value -> category (tools of one category supersede each other).
 TOOLS = {
@@ -177,7 +197,9 @@ ZH_UNIVERSITY_SHORT = """清华 北大 复旦 上交 交大 浙大 南大 中科
 
 # --- third parties and family ----------------------------------------------
 ZH_FAMILY = """儿子 女儿 孩子 小孩 宝宝 老婆 妻子 爱人 老公 丈夫 爸爸 妈妈 父亲 母亲 爸 妈 父母 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 外公 外婆
-公公 婆婆 岳父 岳母 儿女 闺女""".split()
+公公 婆婆 岳父 岳母 儿女 闺女 老二 老三 大宝 二宝 小宝 大儿子 小儿子 大女儿 小女儿""".split()
+# Family words that only name a family member after 我家 / 我们家 ("我们家老大" = eldest child; "我们老大" = the boss).
+ZH_FAMILY_AFTER_HOME = ["老大"]
 EN_FAMILY = """son daughter kid kids child children baby wife husband partner mom mum mother dad father parents brother sister
 grandma grandmother grandpa grandfather twins""".split()
 
@@ -196,3 +218,11 @@ France,Germany,Spain,Portugal,Italy,Netherlands,Belgium,Switzerland,Austria,Pola
 Turkey,Russia,Ukraine,China,Japan,Korea,South Korea,India,Pakistan,Indonesia,Malaysia,Thailand,Vietnam,Philippines,
 Australia,New Zealand,Egypt,Nigeria,Kenya,South Africa,Israel,UAE,Saudi Arabia,Qatar""".replace("\n", "").split(","),
                         key=len, reverse=True)
+
+# Leisure activities a user can say they habitually do or like ("我每个周末都去爬山", "I go climbing most weekends").
+ZH_HOBBIES = """爬山 徒步 跑步 夜跑 游泳 健身 骑行 钓鱼 打球 羽毛球 篮球 足球 网球 乒乓球 高尔夫 露营 看书 阅读 摄影 瑜伽 滑雪 潜水
+下棋 围棋 弹琴 吉他 钢琴 唱歌 画画 书法 旅行 自驾游 追剧 看电影 打游戏 烘焙 做饭 养花 马拉松 攀岩 冲浪 飞盘""".split()
+EN_HOBBIES = """hiking climbing bouldering running jogging swimming cycling fishing golf tennis badminton football soccer basketball
+camping reading photography yoga skiing snowboarding diving chess gardening baking cooking painting surfing sailing marathons
+triathlons""".split()
+

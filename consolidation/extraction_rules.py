@@ -27,7 +27,10 @@ __all__ = ["Candidate", "RULES_VERSION", "detect_injection", "extract_candidates
 # Re-exported for tests and tools that resolve dates or detect the language directly.
 _ = (_resolve_date_en, _resolve_date_zh, _lang_of)
 
-RULES_VERSION = "2026.05-r3"
+RULES_VERSION = "2026.09-r4"
+
+# Profile keys that may hold several values stated together (joined); other profile keys keep the last value.
+_MULTI_PROFILE_KEYS = frozenset({"role", "education", "responsibility"})
 
 # --------------------------------------------------------------------------- entry point
 def extract_candidates(text: str, *, at: _dt.datetime, lang: str | None = None) -> list[Candidate]:
@@ -35,10 +38,12 @@ def extract_candidates(text: str, *, at: _dt.datetime, lang: str | None = None) 
 
     Inputs: ``text`` -- the raw user message; ``at`` -- when it was sent (used to resolve
     relative dates such as 去年 / last fall); ``lang`` -- "zh" or "en", detected when None.
-    Output: a list of :class:`Candidate` (possibly empty), de-duplicated by (kind, key); when
-    a key is stated twice in the message the values are joined (preferences) or the last one
-    wins (others). Returns [] for empty input, for messages carrying an injected instruction
-    (:func:`detect_injection`) and when nothing matches the policy.
+    Output: a list of :class:`Candidate` (possibly empty), de-duplicated by (kind, key, operation),
+    so a retraction and a new value of one key both stand; when a key is stated twice in the
+    message the values are joined (preferences; roles, education and responsibilities unless one
+    value contains the other) or the last one wins (others). Returns [] for empty input, for
+    messages carrying an injected instruction (:func:`detect_injection`) and when nothing matches
+    the policy.
     Errors: raises TypeError if ``text`` is not a str or ``at`` is not a datetime.
     """
     if not isinstance(text, str):
@@ -53,7 +58,8 @@ def extract_candidates(text: str, *, at: _dt.datetime, lang: str | None = None) 
     (extract_zh if lang == "zh" else extract_en)(text, at, raw)
     merged: dict[tuple[str, str], Candidate] = {}
     for cd in raw:
-        k = (cd.kind, cd.key)
+        # A retraction and a new value of the same key both stand ("我现在不管招聘了，只负责培训").
+        k = (cd.kind, cd.key, cd.operation)
         prev = merged.get(k)
         if prev and cd.kind == "preference" and cd.operation == prev.operation and cd.value not in prev.value \
                 and not cd.key.startswith(("pref:tool", "pref:code_language", "pref:currency")):
@@ -61,6 +67,15 @@ def extract_candidates(text: str, *, at: _dt.datetime, lang: str | None = None) 
             cd = _cand(cd.kind, cd.key, prev.value + sep + cd.value, cd.lang, cd.fact_date, None, cd.operation)
         elif prev and prev.value == cd.value:
             continue
+        elif prev and cd.kind == "profile" and cd.key in _MULTI_PROFILE_KEYS and cd.operation == prev.operation:
+            # Two roles (or schools, duties) stated in one message are both kept: "我是HRBP，同时兼任内审员",
+            # "I'm a product manager and a part-time scrum master". A value that contains the other wins.
+            a, b = prev.value, cd.value
+            if b.casefold() in a.casefold():
+                continue
+            if a.casefold() not in b.casefold():
+                sep = "，" if cd.lang == "zh" else "; "
+                cd = _cand(cd.kind, cd.key, a + sep + b, cd.lang, cd.fact_date, None, cd.operation)
         merged.pop(k, None)
         merged[k] = cd
     return list(merged.values())

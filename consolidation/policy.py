@@ -45,6 +45,7 @@ def _from_extraction(name: str):
 
 
 _EMOTION = [rx for rx in (_from_extraction("_ZH_EMOTION"), _from_extraction("_EN_EMOTION")) if rx is not None]
+_BARE_WEEKEND = re.compile(r"(?<![这本下上个每])周末")
 _TEMPORARY = [rx for rx in (_from_extraction("_ZH_TEMP"), _from_extraction("_EN_TEMP")) if rx is not None]
 _detect_injection = _from_extraction("detect_injection") or (lambda text: False)
 
@@ -136,6 +137,10 @@ def item_policy_violation(*, kind: str, key: str, value: str, text: str = "") ->
         return "kb_figure"
     if any(rx.search(value) for rx in _EMOTION):
         return "emotion"
+    if kind == "preference":
+        # A weekend in a preference is a habit ("周末别推送工作提醒", "周末爬山"); only a deictic one
+        # ("这个周末", "下周末") makes it a plan.
+        value = _BARE_WEEKEND.sub("每周末", value)
     if kind != "fact" and any(rx.search(value) for rx in _TEMPORARY):
         return "temporary"
     return None
