@@ -128,6 +128,12 @@ def _database_from_env() -> dict:
         db.setdefault("TEST", {})["CHARSET"] = "utf8mb4"
         db["TEST"]["COLLATION"] = "utf8mb4_unicode_ci"
     db["ATOMIC_REQUESTS"] = False
+    # Persistent connections for the servers (a new PostgreSQL/MariaDB connection per request costs
+    # more than the context request itself); health checks drop a connection that died, e.g. across a
+    # database restart, before it is used. SQLite opens a file: nothing to keep.
+    server = engine != "django.db.backends.sqlite3"
+    db["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=60 if server else 0)
+    db["CONN_HEALTH_CHECKS"] = server
     return db
 
 

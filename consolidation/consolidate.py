@@ -70,6 +70,7 @@ from .models import (
 from .policy import item_policy_violation, key_family, merge_key
 from .snapshots import (
     memory_document_refresh, memory_index_sync, memory_version_bump, memory_version_read, snapshot_create,
+    snapshot_item_dict, snapshots_rectify,
 )
 
 __all__ = [
@@ -168,6 +169,7 @@ class _Slot:
     replaced: bool = False
     touched: bool = False
     removed_reason: str | None = None
+    replaced_by: "_Slot | None" = None
 
     @property
     def current(self) -> bool:
@@ -258,6 +260,7 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
     for s in replaced:
         s.closed_at = entry.observed_at
         s.replaced = True
+        s.replaced_by = new
         if entry.kind == "fact" and near_duplicate(s.item.value, entry.value, same_key=True) and s.item.fact_date:
             new.item.fact_date = s.item.fact_date  # the same event said again keeps its date
     if (
@@ -266,6 +269,30 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
     ):
         plan.confirmations.append((mkey, same_key[0], new))
     plan.slots.append(new)
+
+
+def _successor(slot: _Slot) -> dict | None:
+    """The snapshot dict of the item that finally took ``slot``'s place, None when it was
+    retracted or removed (after ``_write``: every new slot has its pk)."""
+    seen = set()
+    nxt = slot.replaced_by
+    while nxt is not None and id(nxt) not in seen:
+        seen.add(id(nxt))
+        if nxt.current:
+            return snapshot_item_dict(nxt.item)
+        nxt = nxt.replaced_by
+    return None
+
+
+def _left_memory(plan: _Plan) -> dict[int, dict | None]:
+    """Item id → successor dict (or None) for every item the user's own newer statements took
+    out of current memory (superseded or retracted). Items removed by self-correction
+    (``removed_reason``) are not listed: an older snapshot is how staff undo a wrong removal."""
+    return {
+        s.item.pk: _successor(s)
+        for s in plan.slots
+        if not s.new and s.item.pk in plan.start_ids and s.closed_at is not None and s.removed_reason is None
+    }
 
 
 def _exempt_ids(user_id: int) -> set[int]:
@@ -411,6 +438,7 @@ def _consolidate(
                     if changed:
                         snap = snapshot_create(user_id=user_id, reason=reason, now=now)
                         attempt_result.snapshot_version = snap.version
+                        snapshots_rectify(user_id=user_id, replacements=_left_memory(plan), exclude_pk=snap.pk)
                         memory_index_sync(user_id=user_id)  # same transaction: one commit per run
                     MemorySettings.objects.filter(user_id=user_id).update(last_consolidation_at=now)
                     audit_record(
@@ -520,7 +548,8 @@ def _pending_confirmation(user, confirmation_id: int) -> ConfirmationRequest:
 
 
 def confirmation_confirm(*, user, confirmation_id: int, now: dt.datetime | None = None) -> ConfirmationRequest:
-    """The user confirms the new value: the request is closed, memory is unchanged; audited.
+    """The user confirms the new value: the request is closed, memory items are unchanged (the
+    memory version is bumped: the context stops asking); audited.
     Raises :class:`ConfirmationError` when it is not the user's pending request."""
     now = now or timezone.now()
     with transaction.atomic():
@@ -529,6 +558,7 @@ def confirmation_confirm(*, user, confirmation_id: int, now: dt.datetime | None 
             status=ConfirmationStatus.CONFIRMED, resolved_at=now
         ):
             raise ConfirmationError(f"confirmation {confirmation_id} was resolved meanwhile")
+        memory_version_bump(user_id=user.pk, now=now)  # the context no longer asks (profiles.ContextPack)
         audit_record(
             action="memory.confirmation_confirmed", actor=user, subject_user=user, target_type="confirmation_request",
             target_id=str(req.pk), details={"new_item": req.new_item_id},
@@ -561,7 +591,11 @@ def confirmation_reject(*, user, confirmation_id: int, now: dt.datetime | None =
             MemoryItem.objects.filter(pk=req.old_item_id).update(valid_until=None)
             memory_version_bump(user_id=user.pk, now=now)
             memory_document_refresh(user_id=user.pk)
-            snapshot_create(user_id=user.pk, reason=SnapshotReason.CONFIRMATION, now=now)
+            snap = snapshot_create(user_id=user.pk, reason=SnapshotReason.CONFIRMATION, now=now)
+            snapshots_rectify(
+                user_id=user.pk, replacements={req.new_item_id: snapshot_item_dict(MemoryItem.objects.get(pk=req.old_item_id))},
+                exclude_pk=snap.pk,
+            )
             memory_index_sync(user_id=user.pk)
             audit_record(
                 action="memory.confirmation_rejected", actor=user, subject_user=user, target_type="confirmation_request",

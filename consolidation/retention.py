@@ -7,6 +7,9 @@ journal_archive_purge  archived journal entries, consolidated        ``ARCHIVE_R
                        more than N days ago
 journal_pending_purge  pending ("daily") journal entries written     ``JOURNAL_RETENTION_DAYS``
                        more than N days ago
+superseded_item_purge  memory items superseded (``valid_until`` set)  ``ARCHIVE_RETENTION_DAYS``
+                       more than N days ago, unless a pending
+                       confirmation still names them
 snapshot_purge         snapshots beyond the newest K per user        ``SNAPSHOTS_KEEP`` (count)
 message_purge          session messages older than N days that       ``MESSAGE_RETENTION_DAYS``
                        extraction has processed (id ≤ the session's
@@ -76,6 +79,23 @@ def journal_pending_purge(*, now: dt.datetime | None = None) -> int:
     return _audited("journal_entry_pending", _delete_in_chunks(qs))
 
 
+def superseded_item_purge(*, now: dt.datetime | None = None) -> int:
+    """Delete memory items that left current memory (``valid_until`` set) more than
+    ``ARCHIVE_RETENTION_DAYS`` days before ``now`` — the history rows that confirm/reject of a
+    change reads — except those a pending confirmation request still names. Their search
+    vectors and resolved confirmation requests cascade. Current items are never touched.
+    Returns the count."""
+    from profiles.models import MemoryItem
+
+    from .models import ConfirmationRequest, ConfirmationStatus
+
+    pending = ConfirmationRequest.objects.filter(status=ConfirmationStatus.PENDING)
+    qs = MemoryItem.objects.filter(valid_until__lt=_cutoff(now, "ARCHIVE_RETENTION_DAYS")).exclude(
+        pk__in=pending.values("old_item_id")
+    ).exclude(pk__in=pending.values("new_item_id"))
+    return _audited("memory_item_superseded", _delete_in_chunks(qs))
+
+
 def snapshot_purge(*, now: dt.datetime | None = None) -> int:
     """Delete each user's snapshots beyond the newest ``SNAPSHOTS_KEEP`` (K lowered since they
     were written; ``snapshot_create`` prunes as it goes). ``now`` is unused (kept for a uniform
@@ -110,6 +130,7 @@ def quarantine_purge(*, now: dt.datetime | None = None) -> int:
 PURGES = {
     "journal_archived": journal_archive_purge,
     "journal_pending": journal_pending_purge,
+    "superseded_items": superseded_item_purge,
     "snapshots": snapshot_purge,
     "messages": message_purge,
     "quarantine": quarantine_purge,

@@ -10,6 +10,14 @@
 * ``snapshot_restore`` — replace the current memory with a snapshot's, after saving
   the current state as a rollback point; restoring that rollback point gives back
   exactly what was there (equal item dicts, byte-identical MEMORY.md).
+* ``snapshots_rectify`` — when an item leaves memory because the user superseded,
+  retracted or deleted it, retained snapshots stop carrying it: a superseded value is
+  replaced by the value that superseded it, a retracted or deleted one is dropped, and the
+  snapshot's MEMORY.md is re-rendered. So a restore rolls back a bad consolidation but never
+  brings back a value the user has since corrected or deleted (GDPR Art. 5(1)(d),
+  accuracy: inaccurate personal data are erased or rectified without delay). The
+  superseded item rows themselves stay as history (confirm/reject of a change needs them)
+  until ``ARCHIVE_RETENTION_DAYS`` (``consolidation.retention.superseded_item_purge``).
 """
 
 from __future__ import annotations
@@ -132,6 +140,58 @@ def snapshot_create(*, user_id: int, reason: str, now: dt.datetime | None = None
             target_id=str(snap.pk), details={"version": snap.version, "items": len(snap.items)},
         )
     return snap
+
+
+def _snapshot_markdown(item_dicts: list[dict]) -> str:
+    """MEMORY.md for a list of snapshot item dicts, rendered as for current items."""
+    items = []
+    for d in item_dicts:
+        item = MemoryItem(**_item_fields(d))
+        item.pk = d.get("id")
+        items.append(item)
+    md, _ = render_memory_markdown(items, max_tokens=settings.BIZMEMORY["MEMORY_DOCUMENT_TOKENS"])
+    return md
+
+
+def snapshots_rectify(*, user_id: int, replacements: dict[int, dict | None], exclude_pk: int | None = None) -> int:
+    """Rewrite the user's retained snapshots so that items that left memory are not kept there.
+
+    ``replacements`` maps the id of an item that left current memory to the snapshot dict
+    (:func:`snapshot_item_dict`) of the item that superseded it, or to ``None`` when it was
+    retracted or deleted. In each snapshot holding such an item, the item is replaced by its
+    successor (unless the snapshot already holds the successor, then it is dropped) or
+    dropped; the snapshot's MEMORY.md is re-rendered from the rectified items. Snapshots
+    without such items are not touched (their MEMORY.md stays byte-identical).
+    ``exclude_pk`` skips one snapshot (e.g. the one just taken). Call inside the
+    transaction that made the change. Returns the number of snapshots rewritten.
+    """
+    if not replacements:
+        return 0
+    rewritten = 0
+    snaps = Snapshot.objects.filter(user_id=user_id).order_by("version")
+    if exclude_pk is not None:
+        snaps = snaps.exclude(pk=exclude_pk)
+    for snap in snaps:
+        ids = {d.get("id") for d in snap.items}
+        if not ids & set(replacements):
+            continue
+        items = []
+        for d in snap.items:
+            if d.get("id") not in replacements:
+                items.append(d)
+                continue
+            successor, seen = replacements[d["id"]], {d["id"]}
+            while successor is not None and successor.get("id") in replacements and successor["id"] not in seen:
+                seen.add(successor["id"])  # superseded twice since: follow to the last value
+                successor = replacements[successor["id"]]
+            if successor is not None and successor.get("id") not in ids:
+                items.append(successor)
+                ids.add(successor["id"])
+        snap.items = sorted(items, key=lambda d: d.get("id") or 0)  # id order, as snapshot_create stores them
+        snap.memory_md = _snapshot_markdown(items)
+        snap.save(update_fields=["items", "memory_md"])
+        rewritten += 1
+    return rewritten
 
 
 def _item_fields(d: dict) -> dict:

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
-from .models import Agent, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, PlatformAPIKey
+from .models import Agent, ContextPack, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, PlatformAPIKey
 
 
 @admin.register(PlatformAPIKey)
@@ -69,4 +69,19 @@ class MemoryDocumentAdmin(admin.ModelAdmin):
     readonly_fields = ("user", "markdown", "tokens", "version")
 
     def has_add_permission(self, request):
+        return False
+
+
+@admin.register(ContextPack)
+class ContextPackAdmin(admin.ModelAdmin):
+    """The context hot-path cache: read-only (rebuilt from items on the next read; deleting one is safe)."""
+
+    list_display = ("user", "memory_version", "lang", "built_at")
+    search_fields = ("user__username",)
+    readonly_fields = ("user", "memory_version", "lang", "sections", "built_at")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
         return False

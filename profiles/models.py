@@ -135,6 +135,26 @@ class MemoryDocument(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
 
+class ContextPack(models.Model):
+    """A user's memory lines, pre-sanitized and pre-counted, for the context hot path.
+
+    A cache, never the source of truth: ``profiles.selectors.memory_context`` rebuilds it when
+    ``memory_version`` differs from the user's ``consolidation.MemoryVersion`` (every writer of
+    memory items or confirmations bumps it). Lines are stored unmasked: the outbound sanitizer
+    still runs on every line served, with the sensitive words in force at read time. ``sections`` maps ``profile`` / ``preference`` / ``fact`` / ``pending`` to lists of
+    ``[line, item id or null, tokens]`` in serving order (facts newest first); ``lang`` is the
+    language detected from the items (``zh``/``en``, empty without items), and ``sections["lang_sample"]``
+    up to 20 item texts, to detect the language together with a session's turns.
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+                                related_name="context_pack")
+    memory_version = models.BigIntegerField()
+    lang = models.CharField(max_length=8)
+    sections = models.JSONField(default=dict)
+    built_at = models.DateTimeField(auto_now=True)
+
+
 class APIKeyScope(models.TextChoices):
     INGEST = "ingest", "ingest: the platform posts messages and ends sessions"
     READ = "read", "read: agents read memory"

@@ -8,16 +8,18 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from audit.sanitizer import analyze, mask
 from audit.services import sensitive_words_active
 from bizmemory.tokens import count_tokens
 
-from .models import ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, VectorSource
+from .models import ContextPack, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, VectorSource
 from .rendering import detect_language
 
 CONTEXT_INSTRUCTION = {
@@ -115,6 +117,12 @@ def _pending_lines(user) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _header_tokens(header: str) -> int:
+    """Tokens of a section header line (a handful of fixed strings per language)."""
+    return count_tokens(header + "\n")
+
+
 class _Filler:
     """Greedy token accounting: sections of lines are taken while they fit the budget."""
 
@@ -123,21 +131,25 @@ class _Filler:
         self.clean = clean
         self.sections: dict[str, list[tuple[str, object]]] = {}
 
-    def take(self, name: str, header: str, lines: list[tuple[str, object]], cap: int, *, contiguous: bool = False) -> int:
-        """Add lines (``(text, ref)``) of section ``name`` while they fit ``cap`` tokens; returns tokens used.
+    def take(self, name: str, header: str, lines: list, cap: int, *, contiguous: bool = False) -> int:
+        """Add lines (``(text, ref)`` or ``(text, ref, tokens of text + newline)``) of section ``name``
+        while they fit ``cap`` tokens; returns tokens used.
 
         Lines pass the outbound sanitizer (``clean``) only when examined, so the cost grows with
         the budget, not with the number of items."""
         cap = min(cap, self.left)
         used = 0
         chosen: list[tuple[str, object]] = []
-        header_cost = count_tokens(header + "\n")
+        header_cost = _header_tokens(header)
         misses = 0
-        for raw, ref in lines:
+        for line in lines:
+            raw, ref = line[0], line[1]
             if cap - used < 4 or misses >= 8:  # nothing shorter is likely to fit
                 break
             text = self.clean(raw)
-            cost = count_tokens(text + "\n") + (0 if chosen else header_cost)
+            # A precomputed count (third element, the context pack's) holds while masking changed nothing.
+            known = line[2] if len(line) > 2 and text == raw else None
+            cost = (known if known is not None else count_tokens(text + "\n")) + (0 if chosen else header_cost)
             if used + cost > cap:
                 if contiguous:
                     break
@@ -159,17 +171,90 @@ def _item_line(item) -> str:
 
 
 def _ranked_facts(user, facts: list, query: str, now) -> list:
-    recency = sorted(facts, key=lambda i: (i.fact_date or i.valid_from.date(), i.pk), reverse=True)
+    """Fact lines of the context pack (``[line, item id, tokens]``, newest first) re-ordered by
+    ``profiles.search`` relevance to ``query``; unranked facts follow, newest first."""
     if not query or not facts:
-        return recency
+        return facts
     from .search import _index_is_stale, memory_index_refresh, search_chunks
 
     if _index_is_stale(user.pk):
         memory_index_refresh(user_id=user.pk)
     hits, _ = search_chunks(user_id=user.pk, query=query, source=VectorSource.ITEM, top_k=len(facts) + 50, now=now)
     rank = {h.id: n for n, h in enumerate(hits)}
-    order = {i.pk: n for n, i in enumerate(recency)}
-    return sorted(facts, key=lambda i: (rank.get(i.pk, len(rank)), order[i.pk]))
+    return sorted(facts, key=lambda line: rank.get(line[1], len(rank)))  # stable: recency among equals
+
+
+_LANG_SAMPLE = 20  # item texts kept in the pack for language detection together with session turns
+
+
+def context_pack_build(*, user) -> ContextPack:
+    """Rebuild and store ``user``'s :class:`~profiles.models.ContextPack` from current items and
+    pending confirmations; returns it. The memory version is read before the items, so a write
+    racing with the build leaves a pack stamped with the older version, rebuilt on the next read."""
+    from consolidation.snapshots import memory_version_read
+
+    version = memory_version_read(user_id=user.pk)
+    items = list(MemoryItem.objects.current().filter(user=user).only(
+        "id", "kind", "key", "value", "text", "fact_date", "valid_from", "confirmed_at"
+    ))
+    by_kind = {k: [i for i in items if i.kind == k] for k in ("profile", "preference", "fact")}
+    by_kind["profile"].sort(key=lambda i: (i.key, i.pk))
+    by_kind["preference"].sort(key=lambda i: (-i.confirmed_at.timestamp(), i.pk))
+    by_kind["fact"].sort(key=lambda i: (i.fact_date or i.valid_from.date(), i.pk), reverse=True)
+    sections = {}
+    for kind, its in by_kind.items():
+        sections[kind] = [[line, i.pk, count_tokens(line + "\n")] for i in its for line in (_item_line(i),)]
+    sections["pending"] = [[line, None, count_tokens(line + "\n")] for line in _pending_lines(user)]
+    sample = [i.text or i.value for i in items[:_LANG_SAMPLE]]
+    sections["lang_sample"] = sample
+    lang = detect_language([i.text or i.value for i in items]) if items else ""
+    pack = ContextPack(user=user, memory_version=version, lang=lang, sections=sections)
+    try:
+        with transaction.atomic():
+            ContextPack.objects.update_or_create(
+                user=user, defaults={"memory_version": version, "lang": lang, "sections": sections},
+            )
+    except (IntegrityError, DatabaseError):  # a concurrent build won, or a read-only moment: serve this one
+        pass
+    return pack
+
+
+@functools.lru_cache(maxsize=4)
+def _gate_sql(vendor: str) -> str:
+    from consolidation.models import MemoryVersion
+
+    q = connection.ops.quote_name
+    t = {m.__name__: q(m._meta.db_table) for m in (MemorySettings, ExpertSetting, ContextPack, MemoryVersion)}
+    agent = q(ExpertSetting._meta.get_field("agent").related_model._meta.db_table)
+    return (
+        f"SELECT (SELECT ms.memory_enabled FROM {t['MemorySettings']} ms WHERE ms.user_id = %s),"
+        f" (SELECT COUNT(*) FROM {t['ExpertSetting']} es INNER JOIN {agent} ag ON ag.id = es.agent_id"
+        f"  WHERE es.user_id = %s AND ag.slug = %s AND es.memory_enabled = %s),"
+        f" (SELECT mv.version FROM {t['MemoryVersion']} mv WHERE mv.user_id = %s),"
+        f" cp.memory_version, cp.lang, cp.sections"
+        f" FROM (SELECT 1 AS one) AS gate LEFT JOIN {t['ContextPack']} cp ON cp.user_id = %s"
+    )
+
+
+def _context_gate(user, agent_slug: str, temporary: bool) -> tuple[str | None, tuple[str, dict] | None]:
+    """One round trip for the hot path: ``(reason, pack)`` where ``reason`` is as
+    :func:`memory_access_reason` gives it (None when the agent may read) and ``pack`` is
+    ``(lang, sections)`` of the user's context pack when it is current, else None.
+    ``(user, agent)`` pairs have at most one expert setting (unique constraint)."""
+    with connection.cursor() as cur:
+        cur.execute(_gate_sql(connection.vendor), [user.pk, user.pk, agent_slug, False, user.pk, user.pk])
+        enabled, expert_off, version, pack_version, lang, sections = cur.fetchone()
+    if enabled is not None and not enabled:
+        return "memory_off", None
+    if temporary:
+        return "temporary_session", None
+    if expert_off:
+        return "expert_off", None
+    if pack_version is None or pack_version != (version or 0):
+        return None, None
+    if isinstance(sections, (str, bytes)):  # SQLite and MariaDB hand JSON back as text
+        sections = json.loads(sections)
+    return None, (lang, sections)
 
 
 def memory_context(
@@ -206,12 +291,13 @@ def memory_context(
         if session is None:
             raise SessionNotFound(session_id)
         temporary = temporary or session.temporary
-    reason = memory_access_reason(user=user, agent_slug=agent_slug, temporary=temporary)
+    reason, current = _context_gate(user, agent_slug, temporary)
     if reason:
         return MemoryContext("", 0, budget, reason=reason)
-    items = list(MemoryItem.objects.current().filter(user=user).only(
-        "id", "kind", "key", "value", "text", "fact_date", "valid_from", "confirmed_at"
-    ))
+    if current is None:
+        built = context_pack_build(user=user)
+        current = (built.lang, built.sections)
+    pack_lang, pack = current
     recent, older = [], []
     if session is not None:
         from consolidation.models import Message
@@ -225,11 +311,11 @@ def memory_context(
                 Message.objects.filter(session=session, role="user", id__lt=recent[-1][0])
                 .order_by("-id").values_list("id", "role", "content")[:SUMMARY_SOURCE_MAX]
             )
-    pending = _pending_lines(user)
-    if not items and not recent and not pending:
+    has_items = bool(pack["profile"] or pack["preference"] or pack["fact"])
+    if not has_items and not recent and not pack["pending"]:
         return MemoryContext("", 0, budget, reason="no_memory")
 
-    lang = detect_language([i.text or i.value for i in items] + [m[2] for m in recent[:5]])
+    lang = detect_language(pack["lang_sample"] + [m[2] for m in recent[:5]]) if recent or not pack_lang else pack_lang
     heads = _SECTION[lang]
     head = CONTEXT_INSTRUCTION[lang]
     head_cost = count_tokens(head + "\n")
@@ -240,16 +326,11 @@ def memory_context(
     fill = _Filler(budget - head_cost, lambda t: outbound_mask(t, words=words, words_sig=sig))
     mem_cap = fill.left if not recent else int(fill.left * 0.6)
     start = fill.left
-    by_kind = {k: [i for i in items if i.kind == k] for k in ("profile", "preference", "fact")}
-    by_kind["profile"].sort(key=lambda i: (i.key, i.pk))
-    by_kind["preference"].sort(key=lambda i: (-i.confirmed_at.timestamp(), i.pk))
-    by_kind["fact"] = _ranked_facts(user, by_kind["fact"], query, now)
     for kind in ("profile", "preference"):
-        lines = [(_item_line(i), i.pk) for i in by_kind[kind]]
-        fill.take(kind, "\n" + heads[kind], lines, mem_cap - (start - fill.left))
-    fill.take("pending", "\n" + heads["pending"], [(p, None) for p in pending], mem_cap - (start - fill.left))
-    lines = [(_item_line(i), i.pk) for i in by_kind["fact"]]
-    fill.take("fact", "\n" + heads["fact"], lines, mem_cap - (start - fill.left))
+        fill.take(kind, "\n" + heads[kind], pack[kind], mem_cap - (start - fill.left))
+    fill.take("pending", "\n" + heads["pending"], pack["pending"], mem_cap - (start - fill.left))
+    facts = _ranked_facts(user, pack["fact"], query, now)
+    fill.take("fact", "\n" + heads["fact"], facts, mem_cap - (start - fill.left))
     if recent:
         turns = [(f"{role}: {' '.join(content.split())[:TURN_CHARS]}", mid) for mid, role, content in recent]
         summary_wanted = bool(older) or len(recent) > 2

@@ -9,7 +9,9 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from .models import Agent, ExpertSetting, ExtractionPolicy, MemoryDocument, MemoryItem, MemorySettings, MemoryVector
+from .models import (
+    Agent, ContextPack, ExpertSetting, ExtractionPolicy, MemoryDocument, MemoryItem, MemorySettings, MemoryVector,
+)
 
 User = get_user_model()
 
@@ -130,8 +132,9 @@ def memory_item_delete(*, user, item_id: int, actor=None) -> dict:
     it cascade); journal entries — pending or archived — carrying the same kind and value
     are deleted too, so a later consolidation cannot bring it back; MEMORY.md is
     re-rendered and the memory version bumped (a consolidation planned before the delete
-    re-plans). Snapshots taken from now on do not contain it; retained older snapshots are
-    left as they are (history, staff restore). Audited as ``memory.item_deleted`` with the
+    re-plans). Snapshots taken from now on do not contain it, and it is dropped from the
+    retained older ones too (``consolidation.snapshots.snapshots_rectify``), so a staff
+    restore cannot bring back what the user deleted. Audited as ``memory.item_deleted`` with the
     item id, its kind and the counts.
 
     Returns ``{"item_id": int, "kind": str, "journal_entries": int}``.
@@ -143,7 +146,7 @@ def memory_item_delete(*, user, item_id: int, actor=None) -> dict:
     from audit.services import audit_record
     from consolidation.models import JournalEntry
     from consolidation.models import SnapshotReason
-    from consolidation.snapshots import memory_document_refresh, memory_version_bump, snapshot_create
+    from consolidation.snapshots import memory_document_refresh, memory_version_bump, snapshot_create, snapshots_rectify
 
     item = MemoryItem.objects.current().get(user=user, pk=item_id)
     journal = _deleted(
@@ -154,7 +157,8 @@ def memory_item_delete(*, user, item_id: int, actor=None) -> dict:
     memory_version_bump(user_id=user.pk)
     memory_document_refresh(user_id=user.pk)
     # Every change to memory is a version (issue #5), the user's own deletes included.
-    snapshot_create(user_id=user.pk, reason=SnapshotReason.USER_EDIT)
+    snap = snapshot_create(user_id=user.pk, reason=SnapshotReason.USER_EDIT)
+    snapshots_rectify(user_id=user.pk, replacements={item_id: None}, exclude_pk=snap.pk)
     out = {"item_id": item_id, "kind": item.kind, "journal_entries": journal}
     audit_record(
         action="memory.item_deleted", actor=actor or user, subject_user=user, target_type="memory_item",
@@ -169,7 +173,7 @@ def memory_clear_all(*, user, include_history: bool = False, actor=None) -> dict
 
     Deletes, in one transaction: every memory item (current and superseded), the journal
     (pending and archived), snapshots, the search index (item and message vectors),
-    MEMORY.md, confirmation requests, held consolidation proposals and the user's
+    MEMORY.md and its context pack, confirmation requests, held consolidation proposals and the user's
     quarantine records; with ``include_history`` also their sessions and messages. The
     memory version is bumped so a consolidation planned before cannot write back. Kept:
     the account, the memory switches, the audit log. When history is kept, session
@@ -195,6 +199,7 @@ def memory_clear_all(*, user, include_history: bool = False, actor=None) -> dict
     ]
     for name, model in steps:
         counts[name] = _deleted(model.objects.filter(user=user).delete(), model)
+    ContextPack.objects.filter(user=user).delete()  # derived cache of the items above (not counted)
     counts["messages"] = counts["sessions"] = 0
     if include_history:
         counts["messages"] = _deleted(Message.objects.filter(session__user=user).delete(), Message)

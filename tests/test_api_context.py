@@ -176,3 +176,70 @@ def test_the_query_count_does_not_grow_with_the_number_of_items(client, api_keys
     for i in range(80):
         _item(alice, "fact", f"extra{i}", f"额外的事实{i}号")
     assert count(session="s1", query="花生") == small <= 15
+
+
+# ---- The context pack: built once per memory version, rebuilt on every kind of change ----------
+
+def _queries(fn):
+    with CaptureQueriesContext(connection) as ctx:
+        out = fn()
+    return out, [q["sql"] for q in ctx.captured_queries]
+
+
+def test_a_warm_context_is_two_queries_and_reads_no_items(alice):
+    _memory(alice)
+    memory_context(user=alice, agent_slug="main", budget=400)  # builds the pack
+    ctx, sql = _queries(lambda: memory_context(user=alice, agent_slug="main", budget=400))
+    assert ctx.reason == "ok" and "我对花生过敏" in ctx.text
+    assert len(sql) == 2, sql  # switches + memory version + pack in one round trip; the sensitive words
+    assert not any("profiles_memoryitem" in q for q in sql)
+
+
+def test_a_consolidation_shows_up_in_the_next_context(alice, t0):
+    from consolidation.consolidate import consolidation_run
+    from consolidation.models import JournalEntry
+
+    _memory(alice)
+    assert "深圳" not in memory_context(user=alice, agent_slug="main", budget=400).text
+    JournalEntry.objects.create(user=alice, kind="profile", key="company", value="深圳云帆科技", text="我在深圳云帆科技工作",
+                                observed_at=NOW, created_at=NOW, tokens=5)
+    consolidation_run(user_id=alice.pk, now=NOW)
+    assert "深圳云帆科技" in memory_context(user=alice, agent_slug="main", budget=400).text
+
+
+def test_a_row_level_edit_without_a_version_bump_still_shows_up(alice):
+    items = _memory(alice)
+    memory_context(user=alice, agent_slug="main", budget=400)
+    items[0].text = "我住在杭州西湖"
+    items[0].save()  # e.g. the Django admin: no service, no version bump — the signal drops the pack
+    text = memory_context(user=alice, agent_slug="main", budget=400).text
+    assert "杭州西湖" in text and "上海浦东" not in text
+    MemoryItem.objects.filter(pk=items[1].pk).delete()
+    assert "数据工程师" not in memory_context(user=alice, agent_slug="main", budget=400).text
+
+
+def test_a_user_delete_and_a_confirmation_answer_show_up(alice):
+    from consolidation.consolidate import confirmation_confirm
+    from consolidation.models import ConfirmationRequest
+    from profiles.services import memory_item_delete
+
+    items = _memory(alice)
+    old = _item(alice, "profile", "city", "我住在北京", days_ago=100)
+    MemoryItem.objects.filter(pk=old.pk).update(valid_until=NOW)
+    req = ConfirmationRequest.objects.create(user=alice, key="city", old_item=old, new_item=items[0], created_at=NOW)
+    assert "## 待用户确认" in memory_context(user=alice, agent_slug="main", budget=800).text
+    confirmation_confirm(user=alice, confirmation_id=req.pk)
+    text = memory_context(user=alice, agent_slug="main", budget=800).text
+    assert "## 待用户确认" not in text and "上海浦东" in text
+    memory_item_delete(user=alice, item_id=items[0].pk)
+    assert "上海浦东" not in memory_context(user=alice, agent_slug="main", budget=800).text
+
+
+def test_a_new_sensitive_word_is_masked_in_a_warm_context(alice):
+    from audit.models import SensitiveWord
+
+    _memory(alice)
+    assert "东京" in memory_context(user=alice, agent_slug="main", budget=400).text
+    SensitiveWord.objects.create(word="东京")
+    text = memory_context(user=alice, agent_slug="main", budget=400).text
+    assert "东京" not in text and "我下个月去" in text

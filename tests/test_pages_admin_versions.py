@@ -25,8 +25,9 @@ def staff_client(client, staff):
 
 
 def _versions(user, t0):
-    for day, city in enumerate(["北京", "上海"]):
-        JournalEntry.objects.create(user=user, kind="profile", key="city", value=city, text=f"城市：{city}",
+    # Version 2 adds an item; a superseded value would be rectified in version 1 (snapshots_rectify).
+    for day, (key, value, label) in enumerate([("city", "北京", "城市"), ("industry", "金融", "行业")]):
+        JournalEntry.objects.create(user=user, kind="profile", key=key, value=value, text=f"{label}：{value}",
                                     observed_at=t0, created_at=t0, tokens=5)
         consolidation_run(user_id=user.pk, now=t0 + dt.timedelta(days=day))
 
@@ -65,7 +66,8 @@ def test_it_lists_users_versions_and_a_diff(alice, t0, staff_client):
     assert f'/staff/versions/{alice.pk}/' in html
     html = staff_client.get(f"/staff/versions/{alice.pk}/", {"old": 1, "new": 2}).content.decode()
     assert "Memory versions of alice" in html and "Restore version 1" in html
-    assert "城市：上海" in html and "城市：北京" in html and '<ul class="removed">' in html
+    added = html[html.index('<ul class="added">'):html.index("</ul>", html.index('<ul class="added">'))]
+    assert "行业：金融" in added and "城市：北京" not in added and "城市：北京" in html
     assert staff_client.get(f"/staff/versions/{alice.pk}/", {"old": 1, "new": 9}).status_code == 404
 
 
@@ -73,11 +75,12 @@ def test_restore_leaves_a_rollback_point(alice, t0, staff_client, staff):
     _versions(alice, t0)
     resp = staff_client.post(f"/staff/versions/{alice.pk}/1/restore")
     assert resp.status_code == 302
-    assert MemoryItem.objects.current().get(user=alice, key="city").value == "北京"
+    assert list(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == ["北京"]
     reasons = list(Snapshot.objects.filter(user=alice).order_by("version").values_list("reason", flat=True))
     assert reasons == ["consolidation", "consolidation", "rollback_point", "restore"]
-    assert "上海" in Snapshot.objects.get(user=alice, version=3).memory_md
+    assert "金融" in Snapshot.objects.get(user=alice, version=3).memory_md
     assert "北京" in MemoryDocument.objects.get(user=alice).markdown
+    assert "金融" not in MemoryDocument.objects.get(user=alice).markdown
     assert AuditLog.objects.get(action="memory.restored").actor == staff
     assert staff_client.post(f"/staff/versions/{alice.pk}/99/restore").status_code == 404
 

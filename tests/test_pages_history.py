@@ -6,6 +6,8 @@ from django.test import Client
 
 from consolidation.consolidate import consolidation_run
 from consolidation.models import JournalEntry, Snapshot
+from consolidation.snapshots import current_item_dicts, memory_document_refresh
+from profiles.models import MemoryItem
 
 
 def _entry(user, key, value, at):
@@ -14,10 +16,21 @@ def _entry(user, key, value, at):
 
 
 def _two_versions(user, t0):
+    """Version 1: role, company and an item the policy forbids (planted, as a bad extraction
+    would leave it); version 2: a new skill added and the forbidden item removed by
+    self-correction. (A value the user superseded is rectified in older snapshots instead —
+    ``consolidation.snapshots.snapshots_rectify`` — so it makes no diff.)"""
     _entry(user, "role", "产品经理", t0)
     _entry(user, "company", "星海科技", t0)
     consolidation_run(user_id=user.pk, now=t0)
-    _entry(user, "role", "设计总监", t0 + dt.timedelta(days=1))
+    MemoryItem.objects.create(
+        user=user, kind="profile", key="responsibility", value="Project Phoenix", text="Responsibility: Project Phoenix", valid_from=t0,
+        confirmed_at=t0,
+    )
+    Snapshot.objects.filter(user=user, version=1).update(
+        items=current_item_dicts(user_id=user.pk), memory_md=memory_document_refresh(user_id=user.pk).markdown,
+    )
+    _entry(user, "skill:design", "设计总监", t0 + dt.timedelta(days=1))
     consolidation_run(user_id=user.pk, now=t0 + dt.timedelta(days=1))
     return list(Snapshot.objects.filter(user=user).order_by("version").values_list("version", flat=True))
 
@@ -37,7 +50,7 @@ def test_it_shows_what_changed_between_two_versions(alice, t0, client):
     added = html[html.index('<ul class="added">'):html.index("</ul>", html.index('<ul class="added">'))]
     removed = html[html.index('<ul class="removed">'):html.index("</ul>", html.index('<ul class="removed">'))]
     assert "设计总监" in added and "产品经理" not in added
-    assert "产品经理" in removed and "星海科技" not in removed
+    assert "Project Phoenix" in removed and "星海科技" not in removed and "产品经理" not in removed
     assert '<span class="add">' in html and '<span class="del">' in html
 
 

@@ -79,7 +79,9 @@ def test_purge_all_runs_every_purge_with_one_clock(alice, t0, settings):
     session, msgs = post_turns("alice", "s-1", [("user", "你好")], start=t0)
     Session.objects.filter(pk=session.pk).update(watermark=msgs[0].pk)
     counts = retention_purge_all(now=now)
-    assert counts == {"journal_archived": 1, "journal_pending": 1, "snapshots": 0, "messages": 1, "quarantine": 0}
+    assert counts == {
+        "journal_archived": 1, "journal_pending": 1, "superseded_items": 0, "snapshots": 0, "messages": 1, "quarantine": 0,
+    }
     assert not JournalEntry.objects.exists() and not Message.objects.exists()
 
 
@@ -104,3 +106,28 @@ def test_the_daily_schedule_exists_once(db):
     rows = Schedule.objects.filter(name="retention-purge-daily")
     assert rows.count() == 1 and rows.get().func == "consolidation.tasks.retention_purge"
     assert rows.get().schedule_type == Schedule.DAILY
+
+
+def test_superseded_items_are_purged_after_the_archive_retention_but_never_current_or_pending_ones(alice, t0, settings):
+    from consolidation.models import ConfirmationRequest, ConfirmationStatus
+    from consolidation.retention import superseded_item_purge
+    from profiles.models import MemoryItem
+
+    _settings(settings, ARCHIVE_RETENTION_DAYS=10)
+
+    def item(value, valid_until):
+        return MemoryItem.objects.create(
+            user=alice, kind="profile", key="city", value=value, text=value, valid_from=t0, confirmed_at=t0,
+            valid_until=valid_until,
+        )
+
+    old = item("杭州", t0)
+    recent = item("苏州", t0 + 15 * DAY)
+    named = item("北京", t0)  # the old value of a change still awaiting the user's answer
+    current = item("深圳", None)
+    ConfirmationRequest.objects.create(
+        user=alice, key="city", old_item=named, new_item=current, status=ConfirmationStatus.PENDING, created_at=t0,
+    )
+    assert superseded_item_purge(now=t0 + 20 * DAY) == 1
+    assert set(MemoryItem.objects.values_list("pk", flat=True)) == {recent.pk, named.pk, current.pk}
+    assert not MemoryItem.objects.filter(pk=old.pk).exists()

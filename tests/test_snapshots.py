@@ -118,3 +118,89 @@ def test_the_commands_exit_2_on_bad_input(alice):
     with pytest.raises(CommandError) as err:
         call_command("snapshot_create", "--user", "nobody")
     assert err.value.returncode == 2
+
+
+# ---- Rectification: values that left memory leave the retained snapshots too ----------------
+
+def _snapshot_texts(user):
+    return [(s.version, s.memory_md + " " + " ".join(d["value"] for d in s.items))
+            for s in Snapshot.objects.filter(user=user).order_by("version")]
+
+
+def test_a_superseded_value_is_replaced_by_its_successor_in_older_snapshots(alice, t0):
+    _entry(alice, "industry", "retail", t0)
+    _entry(alice, "pref:format", "tables", t0, kind="preference")
+    first = consolidation_run(user_id=alice.pk, now=t0).snapshot_version
+    _entry(alice, "industry", "banking", t0 + dt.timedelta(days=1))
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert all("retail" not in text for _, text in _snapshot_texts(alice))
+    old = Snapshot.objects.get(user=alice, version=first)
+    assert sorted(d["value"] for d in old.items) == ["banking", "tables"]
+    assert "banking" in old.memory_md and "tables" in old.memory_md
+    # A restore of the old version keeps the user's correction.
+    snapshot_restore(user_id=alice.pk, version=first, now=t0 + dt.timedelta(days=2))
+    assert sorted(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == ["banking", "tables"]
+
+
+def test_snapshots_without_the_superseded_item_stay_byte_identical(alice, t0):
+    _entry(alice, "pref:format", "tables", t0, kind="preference")
+    first = consolidation_run(user_id=alice.pk, now=t0).snapshot_version
+    before = Snapshot.objects.get(user=alice, version=first)
+    _entry(alice, "industry", "retail", t0 + dt.timedelta(days=1))
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    _entry(alice, "industry", "banking", t0 + dt.timedelta(days=2))
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=2))
+    after = Snapshot.objects.get(user=alice, version=first)
+    assert (after.items, after.memory_md.encode()) == (before.items, before.memory_md.encode())
+
+
+def test_a_value_superseded_twice_is_replaced_by_the_last_one(alice, t0):
+    _entry(alice, "industry", "retail", t0)
+    first = consolidation_run(user_id=alice.pk, now=t0).snapshot_version
+    _entry(alice, "industry", "banking", t0 + dt.timedelta(days=1))
+    _entry(alice, "industry", "insurance", t0 + dt.timedelta(days=1, hours=1))
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1, hours=2))
+    assert [d["value"] for d in Snapshot.objects.get(user=alice, version=first).items] == ["insurance"]
+
+
+def test_a_retracted_value_is_dropped_from_older_snapshots(alice, t0):
+    _entry(alice, "role", "team lead", t0)
+    _entry(alice, "pref:format", "tables", t0, kind="preference")
+    first = consolidation_run(user_id=alice.pk, now=t0).snapshot_version
+    at = t0 + dt.timedelta(days=1)
+    JournalEntry.objects.create(
+        user=alice, kind="profile", key="role", value="team lead", text="no longer team lead", operation="retract",
+        observed_at=at, created_at=at, tokens=5,
+    )
+    consolidation_run(user_id=alice.pk, now=at)
+    assert not MemoryItem.objects.current().filter(user=alice, key="role").exists()
+    assert [d["value"] for d in Snapshot.objects.get(user=alice, version=first).items] == ["tables"]
+    assert all("team lead" not in text for _, text in _snapshot_texts(alice))
+
+
+def test_a_user_delete_leaves_every_retained_snapshot_and_restore_cannot_bring_it_back(alice, t0):
+    from profiles.services import memory_item_delete
+
+    _entry(alice, "city", "Hangzhou", t0)
+    _entry(alice, "pref:format", "tables", t0, kind="preference")
+    first = consolidation_run(user_id=alice.pk, now=t0).snapshot_version
+    city = MemoryItem.objects.current().get(user=alice, key="city")
+    memory_item_delete(user=alice, item_id=city.pk)
+    assert all("Hangzhou" not in text for _, text in _snapshot_texts(alice))
+    snapshot_restore(user_id=alice.pk, version=first)
+    assert list(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == ["tables"]
+
+
+def test_rejecting_a_change_puts_the_old_value_back_into_older_snapshots(alice, t0):
+    from consolidation.consolidate import confirmation_reject
+    from consolidation.models import ConfirmationRequest
+
+    _entry(alice, "city", "北京", t0)
+    first = consolidation_run(user_id=alice.pk, now=t0).snapshot_version
+    _entry(alice, "city", "深圳", t0 + dt.timedelta(days=30))
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=30))
+    assert [d["value"] for d in Snapshot.objects.get(user=alice, version=first).items] == ["深圳"]
+    req = ConfirmationRequest.objects.get(user=alice)
+    confirmation_reject(user=alice, confirmation_id=req.pk, now=t0 + dt.timedelta(days=31))
+    assert [d["value"] for d in Snapshot.objects.get(user=alice, version=first).items] == ["北京"]
+    assert all("深圳" not in text for _, text in _snapshot_texts(alice))
