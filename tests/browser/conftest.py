@@ -75,3 +75,41 @@ def login(page, username: str, password: str = "pw") -> None:
     page.fill("input[name=password]", password)
     page.click("main button[type=submit]")
     page.wait_for_url("**/memory/")
+
+
+# axe-core rules that must pass outright, whatever impact axe gives them; any other rule fails
+# the check only when its impact is serious or critical. ("aria-" covers every aria-* rule.)
+AXE_REQUIRED_RULES = ("label", "button-name", "color-contrast", "link-name", "image-alt", "html-has-lang",
+                      "html-lang-valid", "document-title", "duplicate-id-aria", "select-name", "svg-img-alt",
+                      "landmark-one-main", "region", "aria-")
+AXE_BLOCKING_IMPACTS = ("serious", "critical")
+
+
+def axe_violations(page, name: str, screenshot: bool = True) -> list[dict]:
+    """Run axe-core (bundled in the ``axe-playwright-python`` package, injected into the page: no
+    network) on the page as it is now, and (``screenshot``) save it as ``var/screenshots/<name>.png``.
+
+    Returns the blocking violations as ``[{"page", "rule", "impact", "targets": [selector, ...],
+    "help"}]``: impact serious/critical, or any impact for a rule in ``AXE_REQUIRED_RULES``.
+    Every violation found (blocking or not) is also appended to ``page.axe_log`` if the page has one.
+    Skips the test when the package is not installed."""
+    axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright",
+                                   reason="the axe-playwright-python package is not installed")
+    if screenshot:
+        shot(page, name)
+    results = axe_sync.Axe().run(page, options={"resultTypes": ["violations"]})
+    found = []
+    for v in results.response["violations"]:
+        row = {"page": name, "rule": v["id"], "impact": v["impact"], "help": v["help"],
+               "targets": [" ".join(map(str, n["target"])) for n in v["nodes"]]}
+        getattr(page, "axe_log", []).append(row)
+        if v["impact"] in AXE_BLOCKING_IMPACTS or any(
+                v["id"] == r or (r.endswith("-") and v["id"].startswith(r)) for r in AXE_REQUIRED_RULES):
+            found.append(row)
+    return found
+
+
+def axe_report(violations: list[dict]) -> str:
+    """One line per violation: ``<page>: <rule> (<impact>) — <help> — targets: <sel>; <sel>``."""
+    return "\n".join(f"{v['page']}: {v['rule']} ({v['impact']}) — {v['help']} — targets: {'; '.join(v['targets'])}"
+                     for v in violations)

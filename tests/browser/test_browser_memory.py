@@ -1,43 +1,17 @@
 """Browser tests: a real headless Chromium drives the memory pages and the staff versions page."""
 
-import datetime as dt
-
 import pytest
 from django.contrib.auth import get_user_model
 
-from audit.sanitizer import analyze
-from audit.services import quarantine_file, sensitive_words_active
-from consolidation.consolidate import consolidation_run
-from consolidation.models import ConfirmationRequest, ConfirmationStatus, JournalEntry, Snapshot
+from consolidation.models import ConfirmationRequest, ConfirmationStatus, Snapshot
 from profiles.models import MemoryItem
-from profiles.services import agent_ensure, user_ensure
+from profiles.services import agent_ensure
 
 from .conftest import login, shot
+from .data import memory_fill as _memory
+from .data import user_make as _user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-T0 = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
-LONG_ZH = "我周末经常带着孩子去城郊的湿地公园观鸟，尤其喜欢在清晨拍摄白鹭和苍鹭，已经坚持了三年多，还加入了一个观鸟摄影俱乐部"
-
-
-def _user(username, staff=False):
-    user = user_ensure(external_id=username)
-    user.set_password("pw")
-    user.is_staff = staff
-    user.save()
-    return user
-
-
-def _memory(user):
-    rows = [("profile", "city", "北京", "城市：北京", T0), ("profile", "role", "产品经理", "职位：产品经理", T0),
-            ("preference", "answer_style", "简洁", "偏好：回答简洁，多用表格", T0),
-            ("fact", "hobby", "观鸟", LONG_ZH, T0), ("profile", "city", "深圳", "城市：深圳", T0 + dt.timedelta(days=30))]
-    for kind, key, value, text, at in rows:
-        JournalEntry.objects.create(user=user, kind=kind, key=key, value=value, text=text, observed_at=at,
-                                    created_at=at, tokens=20)
-        consolidation_run(user_id=user.pk, now=at)
-    quarantine_file(user=user, session=None, message_ids=[], original="我的手机是13912345678", now=T0,
-                    hits=analyze("我的手机是13912345678", sensitive_words=sensitive_words_active()))
 
 
 def test_a_user_sees_deletes_switches_confirms_and_clears(page_for):
