@@ -131,7 +131,7 @@ class _Filler:
         self.clean = clean
         self.sections: dict[str, list[tuple[str, object]]] = {}
 
-    def take(self, name: str, header: str, lines: list, cap: int, *, contiguous: bool = False) -> int:
+    def take(self, name: str, header: str, lines, cap: int, *, contiguous: bool = False) -> int:
         """Add lines (``(text, ref)`` or ``(text, ref, tokens of text + newline)``) of section ``name``
         while they fit ``cap`` tokens; returns tokens used.
 
@@ -171,7 +171,7 @@ def _item_line(item) -> str:
 
 
 def _ranked_facts(user, facts: list, query: str, now) -> list:
-    """Fact lines of the context pack (``[line, item id, tokens]``, newest first) re-ordered by
+    """Fact lines of the context pack (``(line, item id, tokens)``, newest first) re-ordered by
     ``profiles.search`` relevance to ``query``; unranked facts follow, newest first."""
     if not query or not facts:
         return facts
@@ -184,7 +184,27 @@ def _ranked_facts(user, facts: list, query: str, now) -> list:
     return sorted(facts, key=lambda line: rank.get(line[1], len(rank)))  # stable: recency among equals
 
 
+PACK_FORMAT = 2  # bump when the layout of ContextPack.sections changes: older packs are rebuilt
 _LANG_SAMPLE = 20  # item texts kept in the pack for language detection together with session turns
+
+
+def _pack_section(lines: list[tuple[str, int | None]]) -> dict:
+    """A pack section: ``{"lines": one string, lines joined by newlines, "ids": [item id or None],
+    "tokens": [tokens of line + newline]}`` — one long string decodes several times faster than a
+    list of lists (the hot path decodes the pack on every request). Lines never hold a newline
+    (``_item_line`` and ``_pending_lines`` collapse whitespace)."""
+    return {
+        "lines": "\n".join(line for line, _ in lines),
+        "ids": [ref for _, ref in lines],
+        "tokens": [count_tokens(line + "\n") for line, _ in lines],
+    }
+
+
+def _pack_lines(section: dict):
+    """Iterate a pack section as ``(line, item id or None, tokens)`` tuples."""
+    if not section["ids"]:
+        return iter(())
+    return zip(section["lines"].split("\n"), section["ids"], section["tokens"])
 
 
 def context_pack_build(*, user) -> ContextPack:
@@ -203,10 +223,11 @@ def context_pack_build(*, user) -> ContextPack:
     by_kind["fact"].sort(key=lambda i: (i.fact_date or i.valid_from.date(), i.pk), reverse=True)
     sections = {}
     for kind, its in by_kind.items():
-        sections[kind] = [[line, i.pk, count_tokens(line + "\n")] for i in its for line in (_item_line(i),)]
-    sections["pending"] = [[line, None, count_tokens(line + "\n")] for line in _pending_lines(user)]
+        sections[kind] = _pack_section([(_item_line(i), i.pk) for i in its])
+    sections["pending"] = _pack_section([(line, None) for line in _pending_lines(user)])
     sample = [i.text or i.value for i in items[:_LANG_SAMPLE]]
     sections["lang_sample"] = sample
+    sections["format"] = PACK_FORMAT
     lang = detect_language([i.text or i.value for i in items]) if items else ""
     pack = ContextPack(user=user, memory_version=version, lang=lang, sections=sections)
     try:
@@ -254,6 +275,8 @@ def _context_gate(user, agent_slug: str, temporary: bool) -> tuple[str | None, t
         return None, None
     if isinstance(sections, (str, bytes)):  # SQLite and MariaDB hand JSON back as text
         sections = json.loads(sections)
+    if sections.get("format") != PACK_FORMAT:  # written by an older release: rebuild
+        return None, None
     return None, (lang, sections)
 
 
@@ -311,8 +334,8 @@ def memory_context(
                 Message.objects.filter(session=session, role="user", id__lt=recent[-1][0])
                 .order_by("-id").values_list("id", "role", "content")[:SUMMARY_SOURCE_MAX]
             )
-    has_items = bool(pack["profile"] or pack["preference"] or pack["fact"])
-    if not has_items and not recent and not pack["pending"]:
+    has_items = bool(pack["profile"]["ids"] or pack["preference"]["ids"] or pack["fact"]["ids"])
+    if not has_items and not recent and not pack["pending"]["ids"]:
         return MemoryContext("", 0, budget, reason="no_memory")
 
     lang = detect_language(pack["lang_sample"] + [m[2] for m in recent[:5]]) if recent or not pack_lang else pack_lang
@@ -327,9 +350,9 @@ def memory_context(
     mem_cap = fill.left if not recent else int(fill.left * 0.6)
     start = fill.left
     for kind in ("profile", "preference"):
-        fill.take(kind, "\n" + heads[kind], pack[kind], mem_cap - (start - fill.left))
-    fill.take("pending", "\n" + heads["pending"], pack["pending"], mem_cap - (start - fill.left))
-    facts = _ranked_facts(user, pack["fact"], query, now)
+        fill.take(kind, "\n" + heads[kind], _pack_lines(pack[kind]), mem_cap - (start - fill.left))
+    fill.take("pending", "\n" + heads["pending"], _pack_lines(pack["pending"]), mem_cap - (start - fill.left))
+    facts = _ranked_facts(user, list(_pack_lines(pack["fact"])), query, now) if query else _pack_lines(pack["fact"])
     fill.take("fact", "\n" + heads["fact"], facts, mem_cap - (start - fill.left))
     if recent:
         turns = [(f"{role}: {' '.join(content.split())[:TURN_CHARS]}", mid) for mid, role, content in recent]

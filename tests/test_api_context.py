@@ -243,3 +243,13 @@ def test_a_new_sensitive_word_is_masked_in_a_warm_context(alice):
     SensitiveWord.objects.create(word="东京")
     text = memory_context(user=alice, agent_slug="main", budget=400).text
     assert "东京" not in text and "我下个月去" in text
+
+
+def test_a_pack_in_an_older_layout_is_rebuilt_not_served(alice):
+    from profiles.models import ContextPack
+
+    _memory(alice)
+    memory_context(user=alice, agent_slug="main", budget=400)
+    ContextPack.objects.filter(user=alice).update(sections={"profile": [["- stale", 1, 3]]})
+    ctx = memory_context(user=alice, agent_slug="main", budget=400)
+    assert ctx.reason == "ok" and "上海浦东" in ctx.text and "stale" not in ctx.text
