@@ -29,10 +29,24 @@ class SessionAdmin(ReadOnly):
 
 @admin.register(Message)
 class MessageAdmin(ReadOnly):
+    """Session messages, read-only and masked: the raw text may hold PII that the sanitizer kept
+    out of memory, and an original is only ever shown through the audited quarantine reveal
+    (``/review/``). Staff see what the outbound sanitizer leaves of it."""
+
     list_display = ("id", "session", "role", "expert", "created_at")
     list_filter = ("role",)
     list_select_related = ("session", "expert")
     raw_id_fields = ("session",)
+    exclude = ("content",)
+    readonly_fields = ("content_masked",)
+
+    @admin.display(description="content (PII and sensitive words masked)")
+    def content_masked(self, obj) -> str:
+        """``obj.content`` with the sanitizer's hits masked (``profiles.selectors.outbound_mask``)."""
+        from audit.services import sensitive_words_active
+        from profiles.selectors import outbound_mask
+
+        return outbound_mask(obj.content, words=sensitive_words_active())
 
 
 @admin.register(JournalEntry)

@@ -122,3 +122,12 @@ def test_it_refuses_the_actions_to_non_staff(alice, t0, client):
     assert reverse("admin:login") in resp.redirect_chain[-1][0]
     proposal.refresh_from_db()
     assert proposal.status == ProposalStatus.PENDING
+
+
+def test_a_message_page_masks_pii_and_never_shows_the_raw_text(alice, t0, admin_client):
+    from tests.helpers import post_turns
+
+    _, [msg] = post_turns("alice", "s-admin", [("user", "我的手机号是13812345678，请记住")], start=t0)
+    html = admin_client.get(f"/admin/consolidation/message/{msg.pk}/change/").content.decode()
+    assert "content (pii and sensitive words masked)" in html.lower()
+    assert "13812345678" not in html and "请记住" in html
