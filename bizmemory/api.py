@@ -82,37 +82,17 @@ class ApiRoot(APIView):
 
 
 # --------------------------------------------------------------------------
-# OpenAPI for the ingest views: declared here (drf-spectacular view extensions)
-# so the schema validates without touching consolidation/api.py.
+# OpenAPI for the session-end view (drf-spectacular view extension); the messages
+# view declares its schema itself (consolidation/api.py).
 # --------------------------------------------------------------------------
 
 from drf_spectacular.extensions import OpenApiViewExtension  # noqa: E402
 from rest_framework import serializers  # noqa: E402
 
 
-class _MessagesOut(serializers.Serializer):
-    session = serializers.CharField()
-    message_ids = serializers.ListField(child=serializers.IntegerField())
-    watermark = serializers.IntegerField()
-
-
 class _SessionEndOut(serializers.Serializer):
     session = serializers.CharField()
     ended_at = serializers.DateTimeField(allow_null=True)
-
-
-class MessagesViewSchema(OpenApiViewExtension):
-    target_class = "consolidation.api.MessagesView"
-
-    def view_replacement(self):
-        from consolidation.api import MessagesIn
-
-        class Fixed(self.target_class):
-            @extend_schema(operation_id="messages_create", request=MessagesIn, responses={201: _MessagesOut})
-            def post(self, request):
-                return super().post(request)  # pragma: no cover - schema only
-
-        return Fixed
 
 
 class SessionEndViewSchema(OpenApiViewExtension):

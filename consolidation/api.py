@@ -3,14 +3,24 @@
 import json
 
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from profiles.permissions import HasIngestKey
 
-from .ingest import IncomingMessage, IngestError, messages_ingest, session_end
+from .ingest import (
+    DUPLICATE,
+    MESSAGE_ID_MAX,
+    STORED,
+    IncomingMessage,
+    IngestConflict,
+    IngestError,
+    messages_ingest_outcome,
+    session_end,
+)
 from .models import MessageRole, Session, SessionKind
 
 
@@ -32,6 +42,12 @@ class MessageIn(StrictSerializer):
     content = serializers.CharField(max_length=20000, trim_whitespace=False)
     expert = serializers.SlugField(max_length=64, required=False, allow_null=True)
     created_at = serializers.DateTimeField(required=False)
+    message_id = serializers.CharField(
+        max_length=MESSAGE_ID_MAX, required=False, allow_null=True, trim_whitespace=False,
+        help_text="The platform's id of this message, unique within the session. A message whose id "
+        "the session already holds is not stored again (a retried POST is safe); the same id with "
+        "other role, content or expert is a 409.",
+    )
 
 
 class MessagesIn(StrictSerializer):
@@ -44,22 +60,70 @@ class MessagesIn(StrictSerializer):
     messages = MessageIn(many=True, allow_empty=False, max_length=500)
 
 
+class MessageResultOut(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The stored row's id (the earlier row for a duplicate).")
+    message_id = serializers.CharField(allow_null=True, help_text="The message_id posted, or null.")
+    status = serializers.ChoiceField(
+        choices=[STORED, DUPLICATE], help_text="stored: new row; duplicate: the session already held this message_id."
+    )
+
+
+class MessagesOut(serializers.Serializer):
+    session = serializers.CharField()
+    message_ids = serializers.ListField(
+        child=serializers.IntegerField(), help_text="One row id per posted message, in order."
+    )
+    watermark = serializers.IntegerField()
+    results = MessageResultOut(many=True, help_text="Per posted message, in order: whether it was stored now.")
+
+
+class ErrorBodyOut(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    field = serializers.CharField(allow_null=True)
+
+
+class ErrorOut(serializers.Serializer):
+    error = ErrorBodyOut()
+
+
+class Conflict(APIException):
+    """409 naming the request field that conflicts with what is stored (rendered as ``error.field``)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+    default_detail = "conflicts with stored data"
+
+    def __init__(self, detail: str, *, field: str):
+        super().__init__(detail)
+        self.field = field
+
+
 class MessagesView(APIView):
     """POST /api/v1/messages — store messages of one session (body: ``MessagesIn``).
 
-    Returns 201 ``{"session", "message_ids", "watermark"}``. With ``end_session``
-    true the session is closed and its messages are extracted regardless of the
-    throttle. Errors: 400 naming the field; nothing is stored then.
+    Returns 201 ``{"session", "message_ids", "watermark", "results"}``: one row id and one
+    ``{"id", "message_id", "status": "stored" | "duplicate"}`` per posted message, in
+    order. A message whose ``message_id`` the session already holds is not stored again
+    (a retried POST stores only what is new). With ``end_session`` true the session is
+    closed and its messages are extracted regardless of the throttle. Errors: 400 naming
+    the field; 409 naming ``messages[i].message_id`` when that id already names a different
+    message; nothing of the batch is stored then.
     """
 
     permission_classes = [HasIngestKey]
 
+    @extend_schema(
+        operation_id="messages_create",
+        request=MessagesIn,
+        responses={201: MessagesOut, 400: ErrorOut, 409: ErrorOut},
+    )
     def post(self, request):
         s = MessagesIn(data=request.data)
         s.is_valid(raise_exception=True)
         d = s.validated_data
         try:
-            session, stored = messages_ingest(
+            outcome = messages_ingest_outcome(
                 user_id=d["user"],
                 session_id=d["session"],
                 agent=d["agent"],
@@ -68,12 +132,23 @@ class MessagesView(APIView):
                 messages=[IncomingMessage(**m) for m in d["messages"]],
                 now=timezone.now(),
             )
+        except IngestConflict as exc:
+            raise Conflict(exc.message, field=exc.field) from exc
         except IngestError as exc:
             raise ValidationError({exc.field: [exc.message]}) from exc
+        session = outcome.session
         if d["end_session"]:
             session_end(session=session)
         return Response(
-            {"session": session.external_id, "message_ids": [m.pk for m in stored], "watermark": session.watermark},
+            {
+                "session": session.external_id,
+                "message_ids": [m.pk for m in outcome.messages],
+                "watermark": session.watermark,
+                "results": [
+                    {"id": m.pk, "message_id": m.external_id, "status": st}
+                    for m, st in zip(outcome.messages, outcome.statuses)
+                ],
+            },
             status=status.HTTP_201_CREATED,
         )
 

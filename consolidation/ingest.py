@@ -8,12 +8,17 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from profiles.services import agent_ensure, user_ensure
 
 from .models import Message, MessageRole, Session, SessionKind
+
+
+MESSAGE_ID_MAX = 128
+STORED = "stored"
+DUPLICATE = "duplicate"
 
 
 class IngestError(ValueError):
@@ -25,14 +30,46 @@ class IngestError(ValueError):
         self.message = message
 
 
+class IngestConflict(IngestError):
+    """A ``message_id`` already names a different message in the session (the API's 409).
+
+    ``field`` is ``messages[i].message_id`` of the first offending message; nothing of the
+    batch is stored.
+    """
+
+
 @dataclass(frozen=True)
 class IncomingMessage:
-    """One message as the platform sends it. ``created_at`` defaults to the ingest time."""
+    """One message as the platform sends it. ``created_at`` defaults to the ingest time.
+
+    ``message_id`` is the platform's optional id of the message (1-128 characters,
+    compared exactly): a message whose id the session already holds is not stored again.
+    """
 
     role: str
     content: str
     expert: str | None = None
     created_at: dt.datetime | None = None
+    message_id: str | None = None
+
+
+@dataclass(frozen=True)
+class IngestOutcome:
+    """What one ingest did, per incoming message in order.
+
+    ``messages[i]`` is the row for ``incoming[i]``: the new row when ``statuses[i]`` is
+    ``"stored"``, the row stored earlier under the same ``message_id`` when it is
+    ``"duplicate"``.
+    """
+
+    session: Session
+    messages: list[Message]
+    statuses: list[str]
+
+    @property
+    def stored(self) -> list[Message]:
+        """The rows this ingest created, in order."""
+        return [m for m, st in zip(self.messages, self.statuses) if st == STORED]
 
 
 def _validate(messages: list[IncomingMessage]) -> None:
@@ -45,9 +82,12 @@ def _validate(messages: list[IncomingMessage]) -> None:
             raise IngestError(f"messages[{i}].content", "must be a non-empty string")
         if m.role == MessageRole.USER and m.expert:
             raise IngestError(f"messages[{i}].expert", "user messages carry no expert")
+        if m.message_id is not None and (
+            not isinstance(m.message_id, str) or not 1 <= len(m.message_id) <= MESSAGE_ID_MAX or "\x00" in m.message_id
+        ):
+            raise IngestError(f"messages[{i}].message_id", f"must be a string of 1-{MESSAGE_ID_MAX} characters")
 
 
-@transaction.atomic
 def messages_ingest(
     *,
     user_id: str,
@@ -63,12 +103,64 @@ def messages_ingest(
 
     Inputs: platform ids (``user_id``, ``session_id``, ``agent`` slug), the session
     kind (``chat``/``scheduled``) and whether it is ``temporary``. Returns the
-    session and the stored messages in order. When ``enqueue`` is true an
-    extraction job is queued after commit (the job applies the throttle).
-    Raises ``IngestError`` (with the field) on bad input; nothing is stored then.
+    session and the messages this call stored, in order (a message whose
+    ``message_id`` the session already holds is skipped: see
+    :func:`messages_ingest_outcome` for the per-message result). When ``enqueue``
+    is true an extraction job is queued after commit (the job applies the throttle).
+    Raises ``IngestError`` (with the field) on bad input and ``IngestConflict`` when a
+    ``message_id`` names a different message; nothing is stored then.
+    """
+    outcome = messages_ingest_outcome(
+        user_id=user_id, session_id=session_id, messages=messages, agent=agent,
+        session_kind=session_kind, temporary=temporary, now=now, enqueue=enqueue,
+    )
+    return outcome.session, outcome.stored
+
+
+# A concurrent ingest can win a unique index first (the session, the user or a message id);
+# the losing transaction is rolled back and run again, and then sees the winner's rows.
+_ATTEMPTS = 3
+
+
+def messages_ingest_outcome(
+    *,
+    user_id: str,
+    session_id: str,
+    messages: list[IncomingMessage],
+    agent: str = "main",
+    session_kind: str = SessionKind.CHAT,
+    temporary: bool = False,
+    now: dt.datetime | None = None,
+    enqueue: bool = True,
+) -> IngestOutcome:
+    """:func:`messages_ingest` with the result per incoming message (an ``IngestOutcome``).
+
+    Idempotent per ``message_id``: re-posting a message whose id the session holds stores
+    nothing and reports ``"duplicate"`` with the earlier row; the new messages of a
+    partly-retried batch are stored in order, all in one transaction. The same id with a
+    different role, content or expert (earlier, or twice in the batch) raises
+    ``IngestConflict`` naming ``messages[i].message_id`` and stores nothing of the batch.
+    ``created_at`` is not compared (a retry may stamp a new time; the first one is kept).
+    Concurrent posts of the same ids store one copy: the session row is locked while ids
+    are checked, and a transaction that loses a unique index to another one is retried
+    (up to 3 attempts, then the ``IntegrityError`` propagates).
     """
     now = now or timezone.now()
     _validate(messages)
+    for attempt in range(_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                return _ingest_once(
+                    user_id=user_id, session_id=session_id, messages=messages, agent=agent,
+                    session_kind=session_kind, temporary=temporary, now=now, enqueue=enqueue,
+                )
+        except IntegrityError:
+            if attempt == _ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _ingest_once(*, user_id, session_id, messages, agent, session_kind, temporary, now, enqueue) -> IngestOutcome:
     if session_kind not in SessionKind.values:
         raise IngestError("session_kind", f"must be one of {SessionKind.values}")
     if not session_id or len(session_id) > 128:
@@ -86,24 +178,47 @@ def messages_ingest(
         raise IngestError("session", "belongs to another user")
     if not created and (session.kind != session_kind or session.temporary != temporary):
         raise IngestError("session_kind", "differs from the kind the session was created with")
+    ids = sorted({m.message_id for m in messages if m.message_id is not None})
+    # message id -> the row holding it (earlier ingests, then this batch as it is stored).
+    held: dict[str, Message] = {}
+    if ids:
+        # Serialise ingests of this session that carry ids (SQLite already holds the write
+        # lock: BEGIN IMMEDIATE). Locking reads also see rows committed after this
+        # transaction's snapshot on MariaDB's REPEATABLE READ.
+        Session.objects.select_for_update().filter(pk=session.pk).values_list("pk").get()
+        rows = Message.objects.select_for_update().filter(session=session, external_id__in=ids)
+        held = {m.external_id: m for m in rows if m.external_id in ids}
     experts = {}
-    stored = []
-    for m in messages:
+    out: list[Message] = []
+    statuses: list[str] = []
+    for i, m in enumerate(messages):
         expert = None
         if m.expert:
             expert = experts.get(m.expert) or agent_ensure(slug=m.expert)
             experts[m.expert] = expert
-        stored.append(
-            Message(session=session, role=m.role, content=m.content, expert=expert, created_at=m.created_at or now)
+        earlier = held.get(m.message_id) if m.message_id is not None else None
+        if earlier is not None:
+            if (earlier.role, earlier.content, earlier.expert_id) != (m.role, m.content, expert.pk if expert else None):
+                raise IngestConflict(
+                    f"messages[{i}].message_id", "already names a different message in this session"
+                )
+            out.append(earlier)
+            statuses.append(DUPLICATE)
+            continue
+        # Saved one by one so ids are known on every backend (MySQL returns none from bulk_create).
+        msg = Message.objects.create(
+            session=session, role=m.role, content=m.content, expert=expert,
+            created_at=m.created_at or now, external_id=m.message_id,
         )
-    # Created one by one so ids are known on every backend (MySQL returns none from bulk_create).
-    for msg in stored:
-        msg.save()
+        if m.message_id is not None:
+            held[m.message_id] = msg
+        out.append(msg)
+        statuses.append(STORED)
     if enqueue:
         from .tasks import enqueue_extraction
 
         enqueue_extraction(session_id=session.pk, trigger="ingest")
-    return session, stored
+    return IngestOutcome(session=session, messages=out, statuses=statuses)
 
 
 @transaction.atomic

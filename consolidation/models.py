@@ -45,7 +45,10 @@ class MessageRole(models.TextChoices):
 
 class Message(models.Model):
     """One conversation message. ``expert`` names the expert agent that produced an
-    assistant/tool message (null = the entry agent)."""
+    assistant/tool message (null = the entry agent). ``external_id`` is the platform's
+    optional message id (≤ 128 characters, unique within the session when given; null =
+    none), which makes a retried ingest store the message once
+    (``consolidation.ingest.messages_ingest``)."""
 
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages")
     role = models.CharField(max_length=16, choices=MessageRole.choices)
@@ -56,9 +59,15 @@ class Message(models.Model):
     # False = it must not (memory off, temporary/scheduled session, disabled or excluded
     # expert, quarantined PII, tool output, cleared by the user); null = not processed yet.
     memory_source = models.BooleanField(null=True, blank=True)
+    # NULLs are distinct in a unique index on SQLite, PostgreSQL and MariaDB, so messages
+    # without an id never collide; MariaDB/MySQL compare it byte-wise (migration 0006).
+    external_id = models.CharField(max_length=128, null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["session", "id"], name="message_session_id")]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "external_id"], name="message_session_external_id_uniq")
+        ]
 
 
 class JournalStatus(models.TextChoices):

@@ -63,6 +63,12 @@ def test_manual_snapshot_change_restore_through_the_running_stack(stack_factory,
     wait_for(lambda: current.filter(value="Bristol").exists() and current.filter(value="Rust").exists(),
              what=f"the change\n{st.logs()}")
     wait_for(lambda: "Bristol" in MemoryDocument.objects.get(user_id=uid).markdown, what="MEMORY.md to change")
+    # The user's move is rectified in the retained manual snapshot too (snapshots_rectify): a
+    # restore rolls back other changes but never brings back the city the user corrected.
+    manual.refresh_from_db()
+    assert "Leeds" not in manual.memory_md and "Bristol" in manual.memory_md
+    assert any(d["value"] == "Python" for d in manual.items) and not any(d["value"] == "Rust" for d in manual.items)
+    saved_items, saved_md = manual.items, manual.memory_md
 
     r = staff.post(f"{st.url}/staff/versions/{uid}/{manual.version}/restore", timeout=30)
     assert r.status_code == 200, r.text[:500]
@@ -75,4 +81,5 @@ def test_manual_snapshot_change_restore_through_the_running_stack(stack_factory,
     doc = requests.get(f"{st.url}/api/v1/memory", headers={"X-Api-Key": api_keys["read"]}, timeout=10,
                        params={"user": user, "agent": "main"}).json()
     assert doc["text"].strip() == saved_md.strip()
-    assert "Bristol" not in doc["text"] and "Rust" not in doc["text"]
+    assert "Rust" not in doc["text"] and "Python" in doc["text"]
+    assert "Bristol" in doc["text"] and "Leeds" not in doc["text"]
