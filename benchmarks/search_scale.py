@@ -8,15 +8,16 @@ chunks; ``--full`` adds 1,000,000) are reached in stages in one scratch database
 ``bizmemory_bench_search``. Embedder: ``hashing`` (256 dims, character n-gram hashing,
 ``profiles.embeddings.HashingEmbedder``): the default USE model needs ~1 ms per sentence here,
 an hour for 1 M chunks, and the latency of a vector query does not depend on who made the vectors.
-Rows are written with ``COPY`` (messages and ``MemoryVector`` with its ``embedding_pg`` pgvector
-column); the HNSW index of migration 0004 for 256 dims (``memvec_hnsw_256``) is dropped before
+Rows are written with ``COPY`` (messages, ``MemoryVector`` with its ``embedding_pg`` pgvector
+column and ``terms_count``, and the chunks' ``LexicalPosting`` rows as ``profiles.search`` writes
+them); the HNSW index of migration 0004 for 256 dims (``memvec_hnsw_256``) is dropped before
 loading and rebuilt after each stage (build time reported).
 
 Figures per size N (``size`` field):
 
 - ``memory_search_{p50,p95}_ms`` — ``profiles.search.memory_search(scope="sessions", top_k=10)``
   for random users and queries (hashing query embedding, per-user exact cosine in SQL, CJK-bigram
-  BM25 in Python, fusion, decay, outbound PII masking of hits). It filters by user first and does
+  BM25 from the inverted index (postings of the query terms only), fusion, decay, outbound PII masking of hits). It filters by user first and does
   NOT use the HNSW index (see ``profiles.search._vector_scores_pg``), so it should stay flat in N;
   baseline ``select_one_chunk``: one indexed SELECT of a chunk's text by primary key;
 - ``ann_{p50,p95}_ms`` — a global HNSW query ``ORDER BY embedding_pg::vector(256) <=> q LIMIT 10``
@@ -24,7 +25,8 @@ Figures per size N (``size`` field):
   query with index scans off (sequential scan + sort); ``ann_recall_at_10`` = share of the exact top
   10 (ties by distance included) that the HNSW query returned; also ``ann_ef100_recall_at_10``.
 - after the largest size, per-user history growth: ``memory_search_user_<P>_{p50,p95}_ms`` for one
-  user with P = 100, 1,000 and 10,000 chunks (BM25 runs over the user's chunks in Python: linear).
+  user with P = 100, 1,000 and 10,000 chunks (the postings read grow with the chunks that share a
+  query term; before the inverted index BM25 re-tokenised all the user's chunks: p50 581 ms at 10,000).
 
 Output: one JSON line per figure; ``benchmarks/out/search_scale.json`` (the table for the plot);
 ``{"skipped": ...}`` without PostgreSQL/pgvector.
@@ -112,11 +114,12 @@ class Loader:
         self.agent = agent_ensure(slug="main", is_entry=True)
         self.next_msg = self.next_vec = 1
         self.users: dict[int, int] = {}  # user id → chunks
-        self.pending: tuple[list, list] = ([], [])
+        self.pending: tuple[list, list, list] = ([], [], [])
         self.types = {}
         with connection.cursor() as cur:
             cur.execute("SELECT table_name, column_name, udt_name FROM information_schema.columns "
-                        "WHERE table_name IN ('profiles_memoryvector', 'consolidation_message')")
+                        "WHERE table_name IN ('profiles_memoryvector', 'consolidation_message', "
+                        "'profiles_lexicalposting')")
             for table, column, udt in cur.fetchall():
                 self.types[(table, column)] = udt
         connection.ensure_connection()
@@ -151,23 +154,28 @@ class Loader:
     def _chunks(self, uid: int, session_ids: list[int], n: int, per_session: int) -> None:
         texts = [chunk_text(self.rng) for _ in range(n)]
         vecs = self.emb.embed(texts)
-        msg_rows, vec_rows = [], []
+        from profiles.search import _doc_terms
+
+        msg_rows, vec_rows, post_rows = [], [], []
         for i, (text, v) in enumerate(zip(texts, vecs)):
             at = NOW - dt.timedelta(days=20) + dt.timedelta(minutes=20 * i)
             role = "user" if i % 2 == 0 else "assistant"
             mid, vid = self.next_msg, self.next_vec
             self.next_msg += 1
             self.next_vec += 1
+            length, counts = _doc_terms(text)
             msg_rows.append((mid, session_ids[i // per_session], role, text, at))
             vec_rows.append((vid, uid, "message", mid, role, text, at, self.emb.name, DIM,
-                             v.astype("<f4").tobytes(), NOW, v))
+                             v.astype("<f4").tobytes(), NOW, v, length))
+            post_rows.extend((uid, vid, "message", term, tf) for term, tf in counts.items())
         self.pending[0].extend(msg_rows)
         self.pending[1].extend(vec_rows)
+        self.pending[2].extend(post_rows)
         if len(self.pending[0]) >= 20000:
             self.flush()
 
     def flush(self) -> None:
-        msgs, vecs = self.pending
+        msgs, vecs, posts = self.pending
         if not msgs:
             return
         with self.conn.cursor() as cur:
@@ -175,13 +183,14 @@ class Loader:
             for table, cols, rows in (
                 ("consolidation_message", ["id", "session_id", "role", "content", "created_at"], msgs),
                 ("profiles_memoryvector", ["id", "user_id", "source", "message_id", "kind", "text", "date", "model", "dim",
-                                           "embedding", "created_at", "embedding_pg"], vecs),
+                                           "embedding", "created_at", "embedding_pg", "terms_count"], vecs),
+                ("profiles_lexicalposting", ["user_id", "vector_id", "source", "term", "tf"], posts),
             ):
                 with pg.copy(f"COPY {table} ({', '.join(cols)}) FROM STDIN WITH (FORMAT BINARY)") as cp:
                     cp.set_types([self.types[(table, c)] for c in cols])
                     for row in rows:
                         cp.write_row(row)
-        self.pending = ([], [])
+        self.pending = ([], [], [])
 
     def finish(self) -> None:
         self.flush()
@@ -200,6 +209,7 @@ def _index_rebuild() -> float:
         cur.execute("SET max_parallel_maintenance_workers = 1")
         cur.execute(INDEX_SQL)
         cur.execute("ANALYZE profiles_memoryvector")
+        cur.execute("ANALYZE profiles_lexicalposting")
         cur.execute("ANALYZE consolidation_message")
     return time.perf_counter() - t
 
@@ -324,6 +334,7 @@ def main(argv=None) -> int:
         loader.finish()
         with connection.cursor() as cur:
             cur.execute("ANALYZE profiles_memoryvector")
+            cur.execute("ANALYZE profiles_lexicalposting")
         user = get_user_model().objects.get(pk=uid)
         n = max(10, args.queries // (5 if p >= 10000 else 2))
         lat = _search_latency([user], rng, n)

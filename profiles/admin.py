@@ -1,7 +1,10 @@
 from django.contrib import admin
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
-from .models import Agent, ContextPack, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, PlatformAPIKey
+from .models import (
+    Agent, ContextPack, ExpertSetting, LexicalPosting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector,
+    PlatformAPIKey,
+)
 
 
 @admin.register(PlatformAPIKey)
@@ -19,6 +22,23 @@ class MemoryVectorAdmin(admin.ModelAdmin):
     list_select_related = ("user",)
     raw_id_fields = ("user", "item", "message")
     exclude = ("embedding",)
+    search_fields = ("user__username",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(LexicalPosting)
+class LexicalPostingAdmin(admin.ModelAdmin):
+    """The BM25 inverted index (one row per chunk and term): derived data, written with the vectors, read-only."""
+
+    list_display = ("user", "source", "term", "tf", "vector")
+    list_filter = ("source",)
+    list_select_related = ("user",)
+    raw_id_fields = ("user", "vector")
     search_fields = ("user__username",)
 
     def has_add_permission(self, request):

@@ -225,17 +225,48 @@ class MemoryVector(models.Model):
     model = models.CharField(max_length=128)
     dim = models.PositiveIntegerField()
     embedding = models.BinaryField()
+    # Number of lexical terms of ``text`` (``profiles.search.lexical_terms``): the BM25 document
+    # length. NULL = no postings written yet (rows from before migration 0007); search builds them.
+    terms_count = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        indexes = [models.Index(fields=["user", "source", "id"], name="memvec_user_source")]
+        indexes = [
+            models.Index(fields=["user", "source", "id"], name="memvec_user_source"),
+            models.Index(fields=["user", "source", "terms_count"], name="memvec_user_source_terms"),
+        ]
         constraints = [
             models.CheckConstraint(
-                condition=(Q(source="item", item__isnull=False, message__isnull=True)
-                           | Q(source="message", item__isnull=True, message__isnull=False)),
+                # ``item``/``message`` may be NULL only on the way out: without deferrable constraints
+                # (MySQL/MariaDB) Django's cascade nulls a nullable FK before it deletes the row, which
+                # it must do for a vector since its LexicalPosting rows cascade in turn.
+                condition=(Q(source="item", message__isnull=True) | Q(source="message", item__isnull=True)),
                 name="memvec_one_source",
             )
         ]
 
     def __str__(self) -> str:
         return f"{self.source}:{self.item_id or self.message_id} ({self.model}/{self.dim})"
+
+
+class LexicalPosting(models.Model):
+    """One entry of the BM25 inverted index: term ``term`` occurs ``tf`` times in chunk ``vector``.
+
+    Written with the vector (``profiles.search``) and deleted with it (cascade), so a
+    user's terms — fragments of their text — never outlive the chunk. ``user`` and
+    ``source`` are copies of the vector's, so a query reads only the postings of one user's
+    chunks of one source for the query terms (index ``user, source, term``). ``term`` is a
+    ``lexical_terms`` term cut to 64 characters; ``tf`` is capped at 32,767.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    vector = models.ForeignKey(MemoryVector, on_delete=models.CASCADE, related_name="postings")
+    source = models.CharField(max_length=16, choices=VectorSource.choices)
+    term = models.CharField(max_length=64)
+    tf = models.PositiveSmallIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "source", "term"], name="lexpost_user_source_term")]
+
+    def __str__(self) -> str:
+        return f"{self.term} ×{self.tf} in vector {self.vector_id}"

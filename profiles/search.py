@@ -13,10 +13,19 @@ Search (read): :func:`memory_search` ranks the user's own chunks by two retrieve
 fused by reciprocal rank fusion (Cormack et al. 2009, k = 60):
 
 - lexical: BM25 (k1 = 1.2, b = 0.75) over terms that work for Chinese without a
-  segmenter — CJK character bigrams — and lowercased Latin words;
+  segmenter — CJK character bigrams — and lowercased Latin words, read from an inverted
+  index (``LexicalPosting``: one row per chunk and term with its count, written with the
+  chunk, deleted with it; the chunk's term count in ``MemoryVector.terms_count``). A query
+  reads only the postings of its own terms plus one ``COUNT``/``SUM`` over the user's
+  chunks (N, average length); the scores equal BM25 over the whole corpus (``_bm25``,
+  kept as the reference). Chunks written before the index existed (``terms_count`` NULL)
+  get their postings on the user's next search;
 - vector: cosine similarity of embeddings (``profiles.embeddings``), hits under
   the similarity threshold dropped. PostgreSQL ranks with pgvector in SQL;
-  SQLite and MySQL/MariaDB compute it in numpy over the user's rows.
+  SQLite and MySQL/MariaDB compute it in numpy over the user's rows (id and embedding
+  columns only).
+
+Only the candidates' metadata is read, and the text only of the ``top_k`` hits returned.
 
 The vector list's weight in the fusion is ``SEARCH_VECTOR_WEIGHT_MEMORY`` (default 1.0)
 or ``SEARCH_VECTOR_WEIGHT_SESSIONS`` (default 0.05: on LoCoMo conversations USE vectors
@@ -43,11 +52,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
 from .embeddings import EmbedderError, from_bytes, get_embedder, to_bytes
-from .models import MemoryItem, MemoryVector, VectorSource
+from .models import LexicalPosting, MemoryItem, MemoryVector, VectorSource
 
 logger = logging.getLogger("bizmemory.search")
 
@@ -55,6 +64,9 @@ RRF_K = 60
 SCOPES = ("memory", "sessions")
 MESSAGE_CHUNK_CHARS = 2000
 _INDEX_BATCH = 256
+TERM_MAX_CHARS = 64  # LexicalPosting.term max_length: longer terms are cut (in documents and queries alike)
+TF_MAX = 32767  # LexicalPosting.tf is a PositiveSmallIntegerField
+_POSTINGS_BATCH = 2000
 
 # A query with one of these asks about the past: older chunks then keep their full score.
 _TIME_CUE = re.compile(
@@ -93,6 +105,9 @@ def lexical_terms(text: str, *, query: bool = False) -> list[str]:
 
 
 def _bm25(query_terms: list[str], docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """Reference BM25 over an in-memory corpus: ``docs`` is a list of term lists, returns a float64
+    array of one score per doc (0 without a query term). Search uses the inverted index
+    (:func:`_bm25_index`); this is the definition it must equal (tests compare the two)."""
     n = len(docs)
     scores = np.zeros(n, dtype=np.float64)
     if not n or not query_terms:
@@ -151,17 +166,66 @@ def _pg_store(vectors: list[MemoryVector]) -> None:
             cur.executemany("UPDATE profiles_memoryvector SET embedding_pg = %s::vector WHERE id = %s", rows)
 
 
+def _doc_terms(text: str) -> tuple[int, Counter]:
+    """``(length, counts)`` of a chunk for the index: the number of :func:`lexical_terms` of ``text``
+    (the BM25 document length) and term → occurrences, terms cut to ``TERM_MAX_CHARS``."""
+    terms = lexical_terms(text)
+    return len(terms), Counter(t[:TERM_MAX_CHARS] for t in terms)
+
+
+def _postings(vector_id: int, user_id: int, source: str, counts: Counter) -> list[LexicalPosting]:
+    return [LexicalPosting(user_id=user_id, vector_id=vector_id, source=source, term=t, tf=min(tf, TF_MAX))
+            for t, tf in counts.items()]
+
+
 def _create_vectors(rows: list[dict]) -> int:
+    """Insert one MemoryVector per row dict (embedded now) and its lexical postings; call inside a transaction."""
     if not rows:
         return 0
     model, dim, blobs = _embed([r["text"] for r in rows])
-    objs = [MemoryVector(model=model, dim=dim, embedding=blob or b"", **r) for r, blob in zip(rows, blobs)]
-    if connection.vendor == "postgresql":
-        MemoryVector.objects.bulk_create(objs)  # PostgreSQL returns the ids for _pg_store
-        _pg_store(objs)
-    else:
-        MemoryVector.objects.bulk_create(objs)
+    docs = [_doc_terms(r["text"]) for r in rows]
+    objs = [MemoryVector(model=model, dim=dim, embedding=blob or b"", terms_count=length, **r)
+            for r, blob, (length, _) in zip(rows, blobs, docs)]
+    MemoryVector.objects.bulk_create(objs)  # PostgreSQL, SQLite ≥ 3.35 and MariaDB ≥ 10.5 return the ids
+    if any(o.pk is None for o in objs):  # a backend that cannot return them: look them up (item/message are unique)
+        field = "item_id" if objs[0].source == VectorSource.ITEM else "message_id"
+        ids = dict(MemoryVector.objects.filter(**{f"{field}__in": [getattr(o, field) for o in objs]})
+                   .values_list(field, "id"))
+        for o in objs:
+            o.pk = ids[getattr(o, field)]
+    postings = [p for o, (_, counts) in zip(objs, docs) for p in _postings(o.pk, o.user_id, o.source, counts)]
+    LexicalPosting.objects.bulk_create(postings, batch_size=_POSTINGS_BATCH)
+    _pg_store(objs)
     return len(objs)
+
+
+def _postings_backfill(user_id: int, source: str, batch: int = _POSTINGS_BATCH) -> int:
+    """Write the postings and ``terms_count`` of ``user_id``'s ``source`` chunks that have none
+    (``terms_count`` NULL: written before migration 0007 or by a bulk loader); returns how many
+    chunks were indexed. Each batch of ``batch`` chunks is one transaction; rows are locked
+    (``SELECT … FOR UPDATE``) so two concurrent searches cannot index a chunk twice."""
+    pending = MemoryVector.objects.filter(user_id=user_id, source=source, terms_count__isnull=True)
+    done = 0
+    while pending.exists():
+        with transaction.atomic():
+            rows = list(pending.select_for_update().order_by("id").values_list("id", "text")[:batch])
+            if not rows:
+                break
+            ids = [vid for vid, _ in rows]
+            LexicalPosting.objects.filter(vector_id__in=ids).delete()  # none expected; keeps it idempotent
+            by_length: dict[int, list[int]] = {}
+            postings = []
+            for vid, text in rows:
+                length, counts = _doc_terms(text)
+                by_length.setdefault(length, []).append(vid)
+                postings.extend(_postings(vid, user_id, source, counts))
+            LexicalPosting.objects.bulk_create(postings, batch_size=_POSTINGS_BATCH)
+            for length, vids in by_length.items():
+                MemoryVector.objects.filter(pk__in=vids).update(terms_count=length)
+        done += len(rows)
+    if done:
+        logger.info("lexical postings built for %d %s chunks of user %s", done, source, user_id)
+    return done
 
 
 @dataclass
@@ -306,18 +370,89 @@ class SearchResult:
     time_cue: bool = False
 
 
-def _vector_scores_pg(user_id: int, source: str, qvec: np.ndarray, model: str, limit: int) -> dict[int, float]:
+# Candidate metadata: (item_id, message_id, kind, date) of a chunk, by vector id.
+_Meta = tuple
+
+
+def _vector_scores_pg(
+    user_id: int, source: str, qvec: np.ndarray, model: str, limit: int, meta: dict[int, _Meta],
+) -> dict[int, float]:
     # Exact cosine over the user's own rows: ordering by the uncast column keeps the planner on the
     # (user, source) b-tree instead of a global HNSW scan that a user filter would starve.
     q = "[" + ",".join(repr(float(x)) for x in qvec) + "]"
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT id, 1 - (embedding_pg <=> %s::vector) FROM profiles_memoryvector "
+            "SELECT id, 1 - (embedding_pg <=> %s::vector), item_id, message_id, kind, date FROM profiles_memoryvector "
             "WHERE user_id = %s AND source = %s AND model = %s AND embedding_pg IS NOT NULL "
             "ORDER BY embedding_pg <=> %s::vector LIMIT %s",
             [q, user_id, source, model, q, limit],
         )
-        return {vid: float(sim) for vid, sim in cur.fetchall()}
+        sims = {}
+        for vid, sim, item_id, message_id, kind, date in cur.fetchall():
+            sims[vid] = float(sim)
+            meta[vid] = (item_id, message_id, kind, date)
+        return sims
+
+
+def _chunks(user_id: int, source: str, since: dt.datetime | None):
+    qs = MemoryVector.objects.filter(user_id=user_id, source=source)
+    return qs if since is None else qs.filter(date__gte=since)
+
+
+def _corpus_stats(user_id: int, source: str, since: dt.datetime | None) -> tuple[int, int, int]:
+    """One aggregate over ``user_id``'s ``source`` chunks: ``(N, total terms)`` of those dated ``since``
+    or later, and how many chunks (any date) still lack postings (``terms_count`` NULL)."""
+    window = Q() if since is None else Q(date__gte=since)
+    agg = MemoryVector.objects.filter(user_id=user_id, source=source).aggregate(
+        n=Count("id", filter=window), total=Sum("terms_count", filter=window),
+        pending=Count("id", filter=Q(terms_count__isnull=True)),
+    )
+    return agg["n"] or 0, int(agg["total"] or 0), agg["pending"] or 0
+
+
+def _bm25_index(
+    user_id: int, source: str, query_terms: list[str], *, since: dt.datetime | None = None,
+    meta: dict[int, _Meta] | None = None, k1: float = 1.2, b: float = 0.75,
+) -> tuple[int, dict[int, float]]:
+    """BM25 of ``user_id``'s ``source`` chunks (dated ``since`` or later) for ``query_terms``, from the index.
+
+    Reads the postings of the query terms only, and N / total length with one aggregate.
+    Returns ``(N, {vector id: score > 0})``: the same scores as :func:`_bm25` over all those
+    chunks' :func:`lexical_terms` (df per term within them, average length over them).
+    Fills ``meta`` (when given) with each scored chunk's ``(item_id, message_id, kind, date)``.
+    Chunks without postings get them first (:func:`_postings_backfill`, a write).
+    """
+    n, total, pending = _corpus_stats(user_id, source, since)
+    if pending:
+        _postings_backfill(user_id, source)
+        n, total, pending = _corpus_stats(user_id, source, since)
+    terms = {t[:TERM_MAX_CHARS] for t in query_terms}
+    if not n or not terms:
+        return n, {}
+    avgdl = total / n or 1.0
+    postings = LexicalPosting.objects.filter(user_id=user_id, source=source, term__in=terms)
+    if since is not None:
+        postings = postings.filter(vector__date__gte=since)
+    by_term: dict[str, list[tuple[int, int, int]]] = {}
+    for vid, term, tf, dl, item_id, message_id, kind, date in postings.values_list(
+        "vector_id", "term", "tf", "vector__terms_count", "vector__item_id", "vector__message_id", "vector__kind",
+        "vector__date",
+    ):
+        if term not in terms:  # a case-/accent-insensitive collation (MySQL) matched another term
+            continue
+        by_term.setdefault(term, []).append((vid, tf, dl or 0))
+        if meta is not None:
+            meta[vid] = (item_id, message_id, kind, date)
+    scores: dict[int, float] = {}
+    for term in terms:
+        posts = by_term.get(term)
+        if not posts:
+            continue
+        df = len(posts)
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for vid, tf, dl in posts:
+            scores[vid] = scores.get(vid, 0.0) + idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+    return n, {vid: sc for vid, sc in scores.items() if sc > 0}
 
 
 def search_chunks(
@@ -328,7 +463,8 @@ def search_chunks(
 
     Returns ``(hits, time_cue)`` with at most ``top_k`` hits, best first. ``since`` drops
     chunks dated before it (message retention). ``min_similarity`` (cosine) defaults to
-    ``BIZMEMORY['SEARCH_MIN_SIMILARITY']`` or the embedder's own default.
+    ``BIZMEMORY['SEARCH_MIN_SIMILARITY']`` or the embedder's own default. Builds missing
+    lexical postings first (:func:`_postings_backfill`, a write).
     """
     now = now or timezone.now()
     emb = get_embedder()
@@ -338,13 +474,9 @@ def search_chunks(
         if min_similarity is None:
             min_similarity = emb.default_threshold
     cue = has_time_cue(query)
-    qs = MemoryVector.objects.filter(user_id=user_id, source=source)
-    if since is not None:
-        qs = qs.filter(date__gte=since)
-    use_pg = connection.vendor == "postgresql"
-    fields = ["id", "item_id", "message_id", "kind", "text", "date", "model", "dim"]
-    rows = list(qs.values_list(*fields) if use_pg else qs.values_list(*fields, "embedding"))
-    if not rows:
+    meta: dict[int, _Meta] = {}
+    n, lex = _bm25_index(user_id, source, lexical_terms(query, query=True), since=since, meta=meta)
+    if not n:
         return [], cue
     try:
         qvec = emb.embed([query])[0]
@@ -353,44 +485,54 @@ def search_chunks(
         qvec = None
     sims: dict[int, float] = {}
     if qvec is not None:
-        if use_pg:
-            sims = _vector_scores_pg(user_id, source, qvec, emb.name, max(50, top_k * 10))
+        if connection.vendor == "postgresql":
+            vmeta: dict[int, _Meta] = {}
+            sims = _vector_scores_pg(user_id, source, qvec, emb.name, max(50, top_k * 10), vmeta)
             if since is not None:
-                allowed = {r[0] for r in rows}
-                sims = {k: v for k, v in sims.items() if k in allowed}
+                sims = {k: v for k, v in sims.items() if vmeta[k][3] >= since}
+            meta.update((k, vmeta[k]) for k in sims)
         else:
-            ok = [r for r in rows if r[6] == emb.name and r[7] == emb.dim]
-            if ok:
-                mat = np.frombuffer(b"".join(bytes(r[8]) for r in ok), dtype="<f4").reshape(len(ok), emb.dim)
-                for r, s in zip(ok, mat @ qvec):
-                    sims[r[0]] = float(s)
-    lex = _bm25(lexical_terms(query, query=True), [lexical_terms(r[4]) for r in rows])
+            rows = list(_chunks(user_id, source, since).filter(model=emb.name, dim=emb.dim).values_list(
+                "id", "embedding", "item_id", "message_id", "kind", "date"
+            ))  # no texts
+            if rows:
+                mat = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype="<f4").reshape(len(rows), emb.dim)
+                for r, sim in zip(rows, mat @ qvec):
+                    sims[r[0]] = float(sim)
+                    if sim >= min_similarity:
+                        meta.setdefault(r[0], r[2:])
     fused: dict[int, float] = {}
     scope = "MEMORY" if source == VectorSource.ITEM else "SESSIONS"
     weight = float(cfg.get(f"SEARCH_VECTOR_WEIGHT_{scope}", 1.0 if scope == "MEMORY" else 0.05))
-    vec_ranked = sorted((vid for vid, s in sims.items() if s >= min_similarity), key=lambda vid: -sims[vid])
+    vec_ranked = sorted((vid for vid, s in sims.items() if s >= min_similarity), key=lambda vid: (-sims[vid], vid))
     for rank, vid in enumerate(vec_ranked):
         fused[vid] = fused.get(vid, 0.0) + weight / (RRF_K + rank + 1)
-    lex_ids = [r[0] for r in rows]
-    lex_ranked = sorted((i for i in range(len(rows)) if lex[i] > 0), key=lambda i: -lex[i])
-    for rank, i in enumerate(lex_ranked):
-        vid = lex_ids[i]
+    for rank, vid in enumerate(sorted(lex, key=lambda vid: (-lex[vid], vid))):
         fused[vid] = fused.get(vid, 0.0) + 1.0 / (RRF_K + rank + 1)
-    by_id = {r[0]: (r, float(lex[i])) for i, r in enumerate(rows)}
+    missing = [vid for vid in fused if vid not in meta]  # none expected: every candidate's metadata came above
+    for i in range(0, len(missing), 500):
+        for vid, *m in MemoryVector.objects.filter(pk__in=missing[i : i + 500]).values_list(
+            "id", "item_id", "message_id", "kind", "date"
+        ):
+            meta[vid] = tuple(m)
     half_life = float(cfg.get("SEARCH_DECAY_HALF_LIFE_DAYS", 180))
     floor = float(cfg.get("SEARCH_DECAY_FLOOR", 0.8))
-    hits = []
+    ranked = []
     for vid, score in fused.items():
-        r, lexical = by_id[vid]
+        item_id, message_id, kind, date = meta[vid]
         if not cue:
-            age = max(0.0, (now - r[5]).total_seconds() / 86400)
+            age = max(0.0, (now - date).total_seconds() / 86400)
             score *= floor + (1 - floor) * 2 ** (-age / half_life)
-        hits.append(SearchHit(
-            id=r[1] if source == VectorSource.ITEM else r[2], kind=r[3], text=r[4], date=r[5], score=score,
-            similarity=sims.get(vid), lexical=lexical,
-        ))
-    hits.sort(key=lambda h: (-h.score, -h.date.timestamp(), h.id))
-    return hits[:top_k], cue
+        ranked.append((score, vid, item_id if source == VectorSource.ITEM else message_id, kind, date))
+    ranked.sort(key=lambda r: (-r[0], -r[4].timestamp(), r[2]))
+    ranked = ranked[:top_k]
+    texts = dict(MemoryVector.objects.filter(pk__in=[r[1] for r in ranked]).values_list("id", "text"))
+    hits = [
+        SearchHit(id=hid, kind=kind, text=texts[vid], date=date, score=score, similarity=sims.get(vid),
+                  lexical=float(lex.get(vid, 0.0)))
+        for score, vid, hid, kind, date in ranked
+    ]
+    return hits, cue
 
 
 def _message_retention_start(now: dt.datetime) -> dt.datetime | None:

@@ -21,7 +21,7 @@ from django.db import connection, models
 
 from audit.models import QuarantineRecord
 from consolidation.models import JournalEntry, Message, Snapshot
-from profiles.models import MemoryDocument, MemoryItem, MemoryVector
+from profiles.models import ContextPack, LexicalPosting, MemoryDocument, MemoryItem, MemoryVector
 from profiles.search import memory_index_refresh, memory_search, session_index_refresh
 from profiles.selectors import memory_context
 from profiles.services import memory_clear_all
@@ -156,6 +156,7 @@ def _assert_owner_has_everything(owner):
     assert MemoryDocument.objects.filter(user=owner).exists()
     assert MemoryVector.objects.filter(user=owner, source="item").exists()
     assert MemoryVector.objects.filter(user=owner, source="message").exists()
+    assert LexicalPosting.objects.filter(user=owner).exists()
     assert QuarantineRecord.objects.filter(user=owner).exists()
     values = " ".join(MemoryItem.objects.filter(user=owner).values_list("value", flat=True))
     assert all(s in values for s in OWNER_MEMORY), values  # the pipeline really learned each string
@@ -167,7 +168,8 @@ def _assert_owner_has_everything(owner):
 def _assert_nothing_left(owner, *, history_kept: bool):
     skip_models = HISTORY_MODELS if history_kept else ()
     assert scan(OWNER_MEMORY + OWNER_PII, skip_models=skip_models) == {}
-    for model in (MemoryItem, JournalEntry, Snapshot, MemoryDocument, MemoryVector, QuarantineRecord):
+    for model in (MemoryItem, JournalEntry, Snapshot, MemoryDocument, MemoryVector, QuarantineRecord,
+                  LexicalPosting, ContextPack):
         assert not model.objects.filter(user=owner).exists(), model._meta.label
     assert pgvector_rows(owner.pk) in (None, 0)
     assert search_hits(owner, QUERIES) == []

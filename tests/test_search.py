@@ -178,3 +178,156 @@ def test_index_refresh_after_consolidation_renders_and_indexes(alice):
     memory_document_refresh(user_id=alice.pk)
     memory_index_refresh(user_id=alice.pk)
     assert search_index_chunks(user=alice)[0]["text"] == "I live in Manchester"
+
+
+# --------------------------------------------------------------------------
+# The inverted index (LexicalPosting) against the in-memory BM25 it replaced
+# --------------------------------------------------------------------------
+
+_ZH = "我你他在上海北京花生过敏狗猫喜欢工作医院体检"
+_EN = ["dog", "dogs", "cat", "peanut", "allergy", "manchester", "bank", "risk", "the", "report", "x" * 70]
+
+
+def _random_text(rng) -> str:
+    parts = []
+    for _ in range(rng.randint(0, 8)):
+        if rng.random() < 0.5:
+            parts.append("".join(rng.choice(_ZH) for _ in range(rng.randint(1, 6))))
+        else:
+            parts.append(" ".join(rng.choice(_EN) for _ in range(rng.randint(1, 4))))
+    return "，".join(parts)
+
+
+def _reference_scores(user, source, query, since=None) -> dict[int, float]:
+    from profiles.search import _bm25
+
+    qs = MemoryVector.objects.filter(user=user, source=source)
+    if since is not None:
+        qs = qs.filter(date__gte=since)
+    rows = list(qs.values_list("id", "text"))
+    scores = _bm25(lexical_terms(query, query=True), [lexical_terms(t) for _, t in rows])
+    return {vid: float(s) for (vid, _), s in zip(rows, scores) if s > 0}
+
+
+def _assert_same_scores(got: dict[int, float], want: dict[int, float]):
+    assert set(got) == set(want)
+    for vid, score in want.items():
+        assert got[vid] == pytest.approx(score, rel=1e-12, abs=1e-12), vid
+
+
+def test_the_index_gives_the_same_bm25_scores_as_the_in_memory_reference(alice, bob):
+    import random
+
+    from profiles.models import LexicalPosting
+    from profiles.search import _bm25_index
+
+    rng = random.Random(7)
+    for user, n in ((alice, 80), (bob, 30)):  # bob's chunks must not count in alice's df, N or avgdl
+        for i in range(n):
+            _item(user, rng.choice(["fact", "profile", "preference"]), f"k{i}", _random_text(rng) or "空",
+                  days_ago=rng.randint(0, 40))
+        memory_index_refresh(user_id=user.pk)
+    assert LexicalPosting.objects.filter(user=alice).exists() and LexicalPosting.objects.filter(user=bob).exists()
+    for v in MemoryVector.objects.filter(user=alice):
+        assert v.terms_count == len(lexical_terms(v.text))
+    queries = [_random_text(rng) for _ in range(40)] + ["花生过敏", "dogs", "猫", "x" * 70, "the", ""]
+    nonzero = 0
+    for q in queries:
+        for since in (None, NOW - dt.timedelta(days=10)):
+            n, got = _bm25_index(alice.pk, "item", lexical_terms(q, query=True), since=since)
+            want = _reference_scores(alice, "item", q, since)
+            _assert_same_scores(got, want)
+            nonzero += bool(want)
+            assert n == MemoryVector.objects.filter(user=alice, **({"date__gte": since} if since else {})).count()
+    assert nonzero > 40  # the comparison is not vacuous
+
+
+def test_memory_search_reports_the_reference_bm25_for_its_hits(alice):
+    peanut = _item(alice, "fact", "allergy", "我对花生过敏，花生酱也不行")
+    _item(alice, "profile", "city", "我住在上海浦东")
+    _item(alice, "fact", "pet", "I have two dogs and a cat")
+    for q in ("花生过敏", "dogs", "上海花生"):
+        hits = memory_search(user=alice, agent_slug="main", query=q, now=NOW, top_k=10).hits
+        want = _reference_scores(alice, "item", q)
+        by_item = dict(MemoryVector.objects.filter(user=alice).values_list("item_id", "id"))
+        for h in hits:
+            assert h.lexical == pytest.approx(want.get(by_item[h.id], 0.0), rel=1e-12)
+        assert {by_item[h.id] for h in hits if h.lexical > 0} == set(want)
+    assert memory_search(user=alice, agent_slug="main", query="花生", now=NOW).hits[0].id == peanut.pk
+
+
+def _drop_postings(user):
+    """The state of data written before migration 0007: vectors without postings or term counts."""
+    from profiles.models import LexicalPosting
+
+    LexicalPosting.objects.filter(user=user).delete()
+    MemoryVector.objects.filter(user=user).update(terms_count=None)
+
+
+def _ranked(res):
+    return [(h.id, round(h.score, 12), round(h.lexical, 12)) for h in res.hits]
+
+
+def test_search_builds_the_postings_of_chunks_indexed_before_the_upgrade(alice, bob):
+    from profiles.models import LexicalPosting
+
+    now = dt.datetime.now(dt.timezone.utc)
+    _item(alice, "fact", "allergy", "我对花生过敏")
+    _item(alice, "profile", "city", "I live in Manchester with two dogs")
+    _item(bob, "fact", "pet", "我有一只狗")
+    post_and_extract("alice", "s-a", [("user", "明天去医院体检，帮我请半天假"), ("assistant", "好的，祝体检顺利")],
+                     start=now - dt.timedelta(days=2))
+    queries = [("花生过敏", "memory"), ("dogs Manchester", "memory"), ("体检", "sessions")]
+    before = [_ranked(memory_search(user=alice, agent_slug="main", query=q, scope=s, now=now)) for q, s in queries]
+    assert all(before), before
+    postings = sorted(LexicalPosting.objects.filter(user=alice).values_list("vector_id", "source", "term", "tf"))
+    counts = sorted(MemoryVector.objects.filter(user=alice).values_list("id", "terms_count"))
+    bob_postings = LexicalPosting.objects.filter(user=bob).count()
+
+    _drop_postings(alice)
+    assert not LexicalPosting.objects.filter(user=alice).exists()
+    after = [_ranked(memory_search(user=alice, agent_slug="main", query=q, scope=s, now=now)) for q, s in queries]
+    assert after == before
+    assert sorted(LexicalPosting.objects.filter(user=alice).values_list("vector_id", "source", "term", "tf")) == postings
+    assert sorted(MemoryVector.objects.filter(user=alice).values_list("id", "terms_count")) == counts
+    assert LexicalPosting.objects.filter(user=bob).count() == bob_postings
+
+
+def test_rebuild_embeddings_builds_missing_postings_for_every_user(alice, bob):
+    from django.core.management import call_command
+
+    from profiles.models import LexicalPosting
+
+    _item(alice, "fact", "allergy", "我对花生过敏")
+    _item(bob, "fact", "pet", "我有一只狗")
+    for u in (alice, bob):
+        memory_index_refresh(user_id=u.pk)
+    want = sorted(LexicalPosting.objects.values_list("vector_id", "term", "tf"))
+    _drop_postings(alice)
+    _drop_postings(bob)
+    call_command("rebuild_embeddings")
+    assert sorted(LexicalPosting.objects.values_list("vector_id", "term", "tf")) == want
+    assert not MemoryVector.objects.filter(terms_count__isnull=True).exists()
+
+
+def test_postings_go_with_their_vectors(alice, bob):
+    from profiles.models import LexicalPosting
+    from profiles.services import memory_clear_all
+
+    dog = _item(alice, "fact", "pet", "我有一只狗")
+    _item(alice, "profile", "city", "我住在上海")
+    _item(bob, "fact", "pet", "我有一只猫")
+    post_and_extract("alice", "s-a", [("user", "明天去医院体检"), ("assistant", "好的")],
+                     start=dt.datetime.now(dt.timezone.utc))
+    for u in (alice, bob):
+        memory_index_refresh(user_id=u.pk)
+        session_index_refresh(user_id=u.pk)
+    vec = MemoryVector.objects.get(item=dog)
+    assert LexicalPosting.objects.filter(vector=vec, term="一只").exists()
+    dog.delete()
+    assert not LexicalPosting.objects.filter(vector_id=vec.pk).exists()
+    assert LexicalPosting.objects.filter(user=alice, source="message").exists()
+    bob_postings = LexicalPosting.objects.filter(user=bob).count()
+    memory_clear_all(user=alice, include_history=False)
+    assert not LexicalPosting.objects.filter(user=alice).exists()  # terms are fragments of her text
+    assert LexicalPosting.objects.filter(user=bob).count() == bob_postings

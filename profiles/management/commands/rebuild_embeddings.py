@@ -3,7 +3,9 @@
 Re-embeds, in batches of ``--batch`` chunks (each batch one transaction, so an
 interrupted run resumes where it stopped), every vector whose ``model``/``dim``
 differ from the configured embedder (``BIZMEMORY_EMBEDDER``), then indexes items
-(and with ``--sessions`` messages) that have no vector yet. Prints progress to stderr.
+(and with ``--sessions`` messages) that have no vector yet, and writes the lexical
+postings of chunks that have none (indexed before migration 0007; search would
+otherwise build them on the user's next query). Prints progress to stderr.
 """
 
 import sys
@@ -15,8 +17,8 @@ from django.db.models import Q
 from tqdm import tqdm
 
 from profiles.embeddings import get_embedder, to_bytes
-from profiles.models import MemoryVector
-from profiles.search import _pg_store, memory_index_refresh, session_index_refresh
+from profiles.models import MemoryVector, VectorSource
+from profiles.search import _pg_store, _postings_backfill, memory_index_refresh, session_index_refresh
 
 
 class Command(BaseCommand):
@@ -51,4 +53,6 @@ class Command(BaseCommand):
             added += memory_index_refresh(user_id=user_id).added
             if opts["sessions"]:
                 added += session_index_refresh(user_id=user_id, batch=opts["batch"])
+            for source in VectorSource.values:
+                _postings_backfill(user_id, source)
         self.stdout.write(f"re-embedded {done} vectors with {emb.name} ({emb.dim} dims); indexed {added} new chunks")
