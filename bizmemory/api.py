@@ -81,6 +81,18 @@ class ApiRoot(APIView):
         )
 
 
+class ApiNotFound(APIView):
+    """Any other path under ``/api/``: a JSON 404 (``{"error": {"code": "not_found", ...}}``)
+    for every method, instead of Django's HTML page. Not part of the schema."""
+
+    permission_classes = []
+    authentication_classes = []
+    schema = None
+
+    def initial(self, request, *args, **kwargs):
+        raise exceptions.NotFound(f"no API endpoint at {request.path}")
+
+
 # --------------------------------------------------------------------------
 # OpenAPI for the session-end view (drf-spectacular view extension); the messages
 # view declares its schema itself (consolidation/api.py).

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
 from consolidation.api import MessagesView, SessionEndView
@@ -8,7 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from profiles.api import ContextView, MemoryGetView, MemorySearchView, ToolsView
 from profiles.views import my_memory
 
-from .api import ApiRoot
+from .api import ApiNotFound, ApiRoot
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -29,4 +29,5 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    re_path(r"^api/", ApiNotFound.as_view(), name="api-not-found"),  # last: unknown API paths get a JSON 404
 ]

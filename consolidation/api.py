@@ -1,5 +1,6 @@
 """Ingest API (ingest-scope keys only): the platform posts conversation messages."""
 
+import datetime as dt
 import json
 
 from django.utils import timezone
@@ -9,7 +10,7 @@ from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from profiles.permissions import HasIngestKey
+from profiles.permissions import HasIngestKey, require_agent_allowed
 
 from .ingest import (
     DUPLICATE,
@@ -22,6 +23,11 @@ from .ingest import (
     session_end,
 )
 from .models import MessageRole, Session, SessionKind
+
+
+# How far a message's created_at may run ahead of the server's clock (platform clock skew);
+# later is refused: it would date memory in the future and push quiet-period jobs out of range.
+CLOCK_SKEW = dt.timedelta(minutes=5)
 
 
 class StrictSerializer(serializers.Serializer):
@@ -116,12 +122,19 @@ class MessagesView(APIView):
     @extend_schema(
         operation_id="messages_create",
         request=MessagesIn,
-        responses={201: MessagesOut, 400: ErrorOut, 409: ErrorOut},
+        responses={201: MessagesOut, 400: ErrorOut, 403: ErrorOut, 409: ErrorOut},
     )
     def post(self, request):
         s = MessagesIn(data=request.data)
         s.is_valid(raise_exception=True)
         d = s.validated_data
+        require_agent_allowed(request, d["agent"])
+        now = timezone.now()
+        for i, m in enumerate(d["messages"]):
+            if m.get("created_at") and m["created_at"] > now + CLOCK_SKEW:
+                raise ValidationError({f"messages[{i}].created_at": [
+                    f"is in the future (more than {int(CLOCK_SKEW.total_seconds())} s after the server's clock)"
+                ]})
         try:
             outcome = messages_ingest_outcome(
                 user_id=d["user"],
@@ -130,7 +143,7 @@ class MessagesView(APIView):
                 session_kind=d["session_kind"],
                 temporary=d["temporary"],
                 messages=[IncomingMessage(**m) for m in d["messages"]],
-                now=timezone.now(),
+                now=now,
             )
         except IngestConflict as exc:
             raise Conflict(exc.message, field=exc.field) from exc
@@ -162,5 +175,6 @@ class SessionEndView(APIView):
         session = Session.objects.filter(external_id=session_id).first()
         if session is None:
             raise NotFound("unknown session")
+        require_agent_allowed(request, session.agent.slug)
         session_end(session=session)
         return Response({"session": session.external_id, "ended_at": session.ended_at}, status=status.HTTP_202_ACCEPTED)

@@ -6,6 +6,7 @@ Shared by the ingest API, the ``replay`` command and tests.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -17,6 +18,7 @@ from .models import Message, MessageRole, Session, SessionKind
 
 
 MESSAGE_ID_MAX = 128
+_BAD_SESSION_CHARS = re.compile(r"[/\s\x00-\x1f\x7f]")
 STORED = "stored"
 DUPLICATE = "duplicate"
 
@@ -165,10 +167,17 @@ def _ingest_once(*, user_id, session_id, messages, agent, session_kind, temporar
         raise IngestError("session_kind", f"must be one of {SessionKind.values}")
     if not session_id or len(session_id) > 128:
         raise IngestError("session", "must be 1-128 characters")
+    if _BAD_SESSION_CHARS.search(session_id):
+        # The id is a path segment of /api/v1/sessions/<session>/end: no "/" or whitespace.
+        raise IngestError("session", "must not contain '/', whitespace or control characters")
     try:
         user = user_ensure(external_id=user_id)
     except ValueError as exc:
         raise IngestError("user", str(exc)) from exc
+    if user.is_staff or user.is_superuser:
+        # Platform user ids share the account table with staff logins: never file a conversation,
+        # and so memory, under a staff account (give an admin a separate platform identity).
+        raise IngestError("user", "names a staff account; memory is kept for platform end users only")
     owner = agent_ensure(slug=agent, is_entry=(agent == "main"))
     session, created = Session.objects.get_or_create(
         external_id=session_id,

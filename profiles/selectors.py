@@ -97,6 +97,16 @@ def outbound_mask(text: str, *, words: list[str], words_sig: str | None = None) 
     return _masked(text, words_sig or _words_signature(words), tuple(words))
 
 
+def _is_injection(text: str) -> bool:
+    """True when the extraction policy's injection detector flags ``text`` (False when the
+    consolidation app is not installed)."""
+    try:
+        from consolidation.extraction_common import detect_injection
+    except ImportError:  # pragma: no cover - consolidation not installed in this build
+        return False
+    return detect_injection(text)
+
+
 def _first_sentence(text: str) -> str:
     first = _SENTENCE_END.split(text.strip(), maxsplit=1)[0].strip()
     first = " ".join(first.split())
@@ -291,7 +301,8 @@ def memory_context(
     ranked by ``profiles.search`` relevance, else newest first); an optional
     ``session_id`` (platform id of one of the user's sessions: its last turns — the
     sliding window, newest kept first — plus an extractive rolling summary of its
-    older user turns, first sentence of each, PII masked); ``temporary``.
+    older user turns, first sentence of each quoted as ``- user: …``, PII masked, turns the
+    injection detector flags left out); ``temporary``.
 
     Output: a :class:`MemoryContext` whose text opens with the one-line instruction to
     ignore irrelevant memory, then profile, preferences, facts, pending confirmations
@@ -361,7 +372,10 @@ def memory_context(
                   contiguous=True)
         shown = {ref for _, ref in fill.sections.get("recent", [])}
         source = [m for m in recent if m[0] not in shown and m[1] == "user"] + older  # newest first
-        lines = [(f"- {_first_sentence(content)}", mid) for mid, _, content in source if content.strip()]
+        # Quoted as the user's words, and without turns that try to instruct the assistant or write
+        # memory: the summary sits under the memory header, where an injection would read as a fact.
+        lines = [(f"- user: {_first_sentence(content)}", mid) for mid, _, content in source
+                 if content.strip() and not _is_injection(content)]
         fill.take("summary", "\n" + heads["summary"], lines, fill.left, contiguous=True)
         for name in ("recent", "summary"):  # taken newest first, shown in time order
             if name in fill.sections:
@@ -387,7 +401,7 @@ def memory_context(
         budget=budget,
         item_ids=[ref for name, _, ref in out if ref is not None and name in ("profile", "preference", "fact")],
         message_ids=sorted(ref for name, _, ref in out if ref is not None and name in ("recent", "summary")),
-        sections={name: sum(1 for n, _, r in out if n == name and r is not None) for name in fill.sections},
+        sections={name: sum(1 for n, t, _ in out if n == name and not t.startswith("\n")) for name in fill.sections},
     )
 
 

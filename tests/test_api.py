@@ -124,3 +124,16 @@ def test_a_budget_that_fits_only_the_instruction_gives_an_empty_context_with_the
 def test_an_empty_unknown_key_is_still_named(client, api_keys):
     r = _post(client, api_keys["ingest"], dict(BODY, **{"": 1}))
     assert r.status_code == 400 and r.json()["error"]["field"] == '""'
+
+
+def test_unknown_api_paths_are_a_json_404_for_every_method(client):
+    for method in ("get", "post", "delete"):
+        r = getattr(client, method)("/api/v1/nope")
+        assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", method
+    assert client.get("/api/v2/context").json()["error"]["code"] == "not_found"
+
+
+def test_the_redoc_page_loads_nothing_from_other_hosts(client):
+    html = client.get("/api/v1/redoc/").content.decode()
+    assert "redoc.standalone.js" in html and "googleapis" not in html and "gstatic" not in html
+    assert "https://" not in html

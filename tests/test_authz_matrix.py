@@ -180,6 +180,7 @@ ROWS: dict[str, Row] = {
     "api-schema": Row("GET", public(200)),
     "api-docs": Row("GET", public(200)),
     "api-redoc": Row("GET", public(200)),
+    "api-not-found": Row("GET", public(404)),
 }
 
 

@@ -196,3 +196,51 @@ def test_two_connections_posting_the_same_batch_at_once_store_one_copy(t0):
         assert sorted(results) == [["duplicate"] * 5, ["stored"] * 5]
         rows = Message.objects.filter(external_id__in=ids).order_by("id")
         assert [m.external_id for m in rows] == ids
+
+
+# --- Ingest input the platform must not get away with ---------------------------------------
+
+def test_a_created_at_in_the_future_is_a_400_naming_it_and_stores_nothing(api_keys):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    soon = (timezone.now() + dt.timedelta(minutes=1)).isoformat()  # within the clock skew allowance
+    far = "9999-12-31T23:59:59Z"
+    body = {"user": "u1", "session": "s-future", "messages": [
+        {"role": "user", "content": "hi", "created_at": soon}, {"role": "user", "content": "later", "created_at": far},
+    ]}
+    r = _post(api_keys, body)
+    assert r.status_code == 400 and r.json()["error"]["field"] == "messages[1].created_at"
+    assert not Message.objects.exists()
+    body["messages"].pop()
+    assert _post(api_keys, body).status_code == 201
+
+
+def test_a_session_id_with_a_slash_or_whitespace_is_a_400(api_keys):
+    for bad in ("a/b", "a b", "tab\there"):
+        r = _post(api_keys, _body(session=bad))
+        assert r.status_code == 400 and r.json()["error"]["field"] == "session", bad
+    assert not Session.objects.exists()
+
+
+def test_an_ingest_key_limited_to_some_agents_may_not_post_or_end_for_others(db):
+    from profiles.models import PlatformAPIKey
+
+    _, key = PlatformAPIKey.objects.create_key(name="main-only", scope="ingest", agents=["main"])
+    c = APIClient()
+    r = c.post("/api/v1/messages", {**_body(session="s-sales"), "agent": "sales"}, format="json", HTTP_X_API_KEY=key)
+    assert r.status_code == 403 and r.json()["error"]["field"] == "agent"
+    assert not Session.objects.exists()
+    assert c.post("/api/v1/messages", _body(session="s-main"), format="json", HTTP_X_API_KEY=key).status_code == 201
+    post_turns("u1", "s-other", [("user", "hi")], start=Session.objects.get().started_at, agent="sales")
+    r = c.post("/api/v1/sessions/s-other/end", HTTP_X_API_KEY=key)
+    assert r.status_code == 403 and r.json()["error"]["field"] == "agent"
+    assert Session.objects.get(external_id="s-other").ended_at is None
+
+
+def test_conversations_are_never_filed_under_a_staff_account(api_keys, django_user_model):
+    django_user_model.objects.create_user("boss", password="x", is_staff=True)
+    r = _post(api_keys, _body(user="boss"))
+    assert r.status_code == 400 and r.json()["error"]["field"] == "user"
+    assert not Message.objects.exists()
