@@ -10,11 +10,14 @@ Importing it imports presidio (about 1.5 s, mostly spaCy); building the engine
 is lazy and happens on the first :func:`analyze` or on :func:`warm_up`.
 
 Entity types (see :data:`ENTITY_TYPES`): CN_MOBILE, CN_LANDLINE,
-CN_RESIDENT_ID (check digit), BANK_CARD (Luhn), CN_PASSPORT, PASSPORT (only
-next to "passport"/"护照"), EMAIL_ADDRESS, CN_ADDRESS, EN_STREET_ADDRESS and
-PHONE_NUMBER from our own patterns; CREDIT_CARD, US_SSN, IBAN_CODE, IP_ADDRESS
-and PHONE_NUMBER from presidio's predefined recognizers; SENSITIVE_WORD from
-the caller's word list. Names and places need NER and are not detected.
+CN_RESIDENT_ID (check digit), BANK_CARD (Luhn; or any 13-19 digit run right
+next to a card word such as "银行卡"/"card number"), CN_PASSPORT, PASSPORT (only
+next to "passport"/"护照"), EMAIL_ADDRESS, CN_ADDRESS, EN_STREET_ADDRESS,
+PHONE_NUMBER and CREDENTIAL (the value after "password"/"密码"/"验证码"/"token"...,
+and well-known secret formats: ``sk-…``, ``ghp_…``, ``AKIA…``, JWTs) from our own
+patterns; CREDIT_CARD, US_SSN, IBAN_CODE, IP_ADDRESS and PHONE_NUMBER from
+presidio's predefined recognizers; SENSITIVE_WORD from the caller's word list.
+Names and places need NER and are not detected.
 
 Things this module deliberately works around (see ``shared/FACTS.md``):
 
@@ -45,6 +48,7 @@ from typing import Callable, Iterable, Optional, Sequence  # noqa: E402
 
 from presidio_analyzer import (  # noqa: E402
     AnalyzerEngine,
+    EntityRecognizer,
     Pattern,
     PatternRecognizer,
     RecognizerRegistry,
@@ -81,6 +85,7 @@ ENTITY_TYPES: tuple[str, ...] = (
     "IP_ADDRESS",
     "CN_ADDRESS",
     "EN_STREET_ADDRESS",
+    "CREDENTIAL",
     "SENSITIVE_WORD",
 )
 _TYPE_RANK = {name: i for i, name in enumerate(ENTITY_TYPES)}
@@ -252,10 +257,11 @@ class _Recognizer(PatternRecognizer):
         context_window: tuple[int, int] = (_WINDOW_BEFORE, _WINDOW_AFTER),
         adjust: Optional[SpanAdjuster] = None,
         flags: int = _FLAGS,
+        name: Optional[str] = None,
     ) -> None:
         super().__init__(
             supported_entity=entity,
-            name=f"bizmemory_{entity.lower()}",
+            name=name or f"bizmemory_{entity.lower()}",
             supported_language=_LANGUAGE,
             patterns=list(patterns),
             context=list(context) or None,
@@ -316,6 +322,19 @@ _CARD_GROUPED = _NUM_BEFORE + r"[3-69]\d{3}([ \-])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3
 _CARD_2_SERIES = _NUM_BEFORE + r"2(?:22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)\d{12}" + _NUM_AFTER
 _CARD_SHORT = _NUM_BEFORE + r"(?:\d{12,15}|3[47]\d\d[ \-]\d{6}[ \-]\d{5})" + _NUM_AFTER
 _CARD_WORDS = ("卡", "card", "cc", "visa", "mastercard", "amex", "maestro", "jcb")
+# Any 13-19 digit run, contiguous or in groups of four (Amex 4-6-5), counted as a
+# card without the Luhn check - but only right next to an explicit card word
+# (_CARD_KEYWORDS): people mistype their own card numbers, and a number someone
+# calls their card number is one whatever its checksum says.
+_CARD_ANY = (
+    _NUM_BEFORE
+    + r"(?:\d{13,19}|\d{4}([ \-])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?|\d{4}([ \-])\d{6}\2\d{4,5})"
+    + _NUM_AFTER
+)
+_CARD_KEYWORDS = (
+    "银行卡", "卡号", "借记卡", "信用卡", "储蓄卡", "工资卡", "bank card", "card number", "card no",
+    "card #", "card#", "debit card", "credit card",
+)
 
 # ASCII-only look-arounds so an address glued to Chinese text is still found.
 _EMAIL = (
@@ -421,7 +440,117 @@ def _email_not_file(text: str, start: int, end: int) -> Optional[tuple[int, int]
     return None if text[start:end].rsplit(".", 1)[-1].lower() in _FILE_SUFFIXES else (start, end)
 
 
-def _custom_recognizers() -> list[PatternRecognizer]:
+# Credentials: the value after a password / PIN / code / token keyword, and secret
+# formats that are recognisable on their own. Only the value is a hit, never the
+# keyword ("我的密码是Abc123456" -> "Abc123456").
+_CRED_KEY_SHORT = (  # values of 4+ characters: passwords, PINs, one-time codes
+    r"password|passwd|passwort|passcode|pass\s?code|pwd|pin(?:\s?code)?|otp|one[\s\-]time\s(?:pass)?code"
+    r"|verification\scode|security\scode|auth(?:entication)?\scode"
+    r"|支付密码|登录密码|取款密码|密码|口令|验证码|校验码|动态码|安全码|PIN码"
+)
+_CRED_KEY_LONG = (  # values of 8+ characters: keys and tokens
+    r"api[\s_\-]?key|api[\s_\-]?secret|secret(?:[\s_\-]?key)?|access[\s_\-]?key(?:[\s_\-]?id)?"
+    r"|client[\s_\-]?secret|private[\s_\-]?key|(?:access|auth|api|bearer|refresh|session)?[\s_\-]?token|bearer"
+    r"|密钥|秘钥|令牌"
+)
+# Between keyword and value: "is", "was", ":", "=", "是", "为", or just a space
+# (a value glued to a Chinese keyword, "验证码123456", is fine too).
+_CRED_JOIN = (
+    r"(?:\s+(?:is|was)(?:\s*[:：])?\s+|\s*(?:[:：=]|是|为|為|[改设]为|改成|设成)\s*|\s+"
+    r"|(?<=[\u4e00-\u9fff]))"
+)
+_CRED_VALUE = r"(?P<value>[\x21-\x7e]+)"
+_CRED_KEYWORD_RE = re.compile(
+    r"(?<![A-Za-z])(?:(?P<short>" + _CRED_KEY_SHORT + r")|(?P<long>" + _CRED_KEY_LONG + r"))"
+    r"(?![A-Za-z])" + _CRED_JOIN + _CRED_VALUE,
+    re.IGNORECASE,
+)
+_CRED_FORMATS = re.compile(
+    r"(?<![A-Za-z0-9_\-])(?:"
+    r"sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}"  # OpenAI / Anthropic style keys
+    r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"  # GitHub tokens
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"  # AWS access key ids
+    r"|AIza[0-9A-Za-z_\-]{35}"  # Google API keys
+    r"|xox[abprs]-[A-Za-z0-9\-]{10,}"  # Slack tokens
+    r"|eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"  # JWTs
+    r")(?![A-Za-z0-9_\-])"
+)
+_CRED_TRAILING = ".,;:)]}>'\"，。；：）"
+_CRED_SYMBOLS = set("!#$%&*+-/<=>?@^_~|")
+# A match inside a URL ("…/image.jpg?token=eyJ…") is a signed link someone shared,
+# not a secret they typed: those are left alone.
+_URL_BEFORE = re.compile(r"(?:https?|ftp)://[^\s\u4e00-\u9fff]*$", re.IGNORECASE)
+
+
+def _inside_url(text: str, start: int) -> bool:
+    return bool(_URL_BEFORE.search(text, max(0, start - 2048), start))
+
+
+def _secret_like(value: str, min_len: int) -> bool:
+    """Does ``value`` look like a password/PIN/token rather than a word ("policy", "too")?
+
+    It must have ``min_len`` characters or more and contain a digit, a symbol, or
+    a capital letter after its first character ("hunter2", "Abc123456", "x#Yz").
+    """
+    if len(value) < min_len or value.lower().startswith(("http://", "https://")):
+        return False
+    return (
+        any(ch.isdigit() for ch in value)
+        or any(ch in _CRED_SYMBOLS for ch in value)
+        or any(ch.isupper() for ch in value[1:]) and any(ch.islower() for ch in value)
+    )
+
+
+class _CredentialRecognizer(EntityRecognizer):
+    """CREDENTIAL: secrets after a keyword (zh + en) and self-evident secret formats.
+
+    ``analyze(text, entities, nlp_artifacts)`` returns presidio
+    :class:`RecognizerResult` s whose span is the secret value only: 0.85 for a
+    value after a keyword (passwords, PINs, one-time codes: 4+ characters; keys
+    and tokens: 8+; the value must contain a digit, symbol or inner capital, so
+    "password policy requires…" or "the token bucket…" are not hits), 0.9 for a
+    known format anywhere (``sk-…``, ``ghp_…``, ``AKIA…``, ``AIza…``, ``xox…-``,
+    JWT ``eyJ….eyJ….``). Matches inside a URL (signed links) are skipped.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            supported_entities=["CREDENTIAL"],
+            name="bizmemory_credential",
+            supported_language=_LANGUAGE,
+        )
+
+    def load(self) -> None:  # nothing to load: regular expressions only
+        pass
+
+    def analyze(self, text, entities, nlp_artifacts=None):
+        if entities and "CREDENTIAL" not in entities:
+            return []
+        spans: dict[tuple[int, int], float] = {}
+        for m in _CRED_KEYWORD_RE.finditer(text):
+            start, end = m.span("value")
+            if _inside_url(text, m.start()):
+                continue
+            while end > start and text[end - 1] in _CRED_TRAILING:
+                end -= 1
+            if _secret_like(text[start:end], 4 if m.group("short") else 8):
+                spans[(start, end)] = 0.85
+        for m in _CRED_FORMATS.finditer(text):
+            if not _inside_url(text, m.start()):
+                spans[m.span()] = 0.9
+        return [
+            RecognizerResult(
+                "CREDENTIAL", start, end, score,
+                recognition_metadata={
+                    RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                    RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+                },
+            )
+            for (start, end), score in sorted(spans.items())
+        ]
+
+
+def _custom_recognizers() -> list[EntityRecognizer]:
     return [
         _Recognizer(
             "CN_MOBILE",
@@ -445,6 +574,15 @@ def _custom_recognizers() -> list[PatternRecognizer]:
             context_required={"card_2_series": _CARD_WORDS, "card_short": _CARD_WORDS},
             context_window=(25, 10),
         ),
+        _Recognizer(
+            "BANK_CARD",
+            [Pattern("card_any_with_keyword", _CARD_ANY, 0.6)],
+            _CARD_CONTEXT,
+            context_required={"card_any_with_keyword": _CARD_KEYWORDS},
+            context_window=(25, 10),
+            name="bizmemory_bank_card_keyword",
+        ),
+        _CredentialRecognizer(),
         _Recognizer(
             "EMAIL_ADDRESS",
             [Pattern("email_ascii_lookaround", _EMAIL, 0.9)],
@@ -532,6 +670,35 @@ class _CreditCardRecognizer(CreditCardRecognizer):
         return pattern_text.lstrip().startswith("1") or None
 
 
+_SSN_PLACEHOLDERS = ("078051120", "123456789", "987654320")
+
+
+class _UsSsnRecognizer(UsSsnRecognizer):
+    """presidio's SSN recognizer that keeps its published sample numbers next to an SSN word.
+
+    presidio drops 078-05-1120 (the "Woolworth" SSN) and 123-45-6789 as
+    placeholders; a user writing "My SSN is 078-05-1120" still means an SSN,
+    so those are kept when "ssn"/"social security"/"社会安全号" is near.
+    """
+
+    CONTEXT = ["social", "security", "ssn", "ssns", "ssid", "社会安全号", "社会保障号", "社保号"]
+
+    def __init__(self) -> None:
+        super().__init__(context=self.CONTEXT, supported_language=_LANGUAGE)
+
+    def invalidate_result(self, pattern_text: str) -> bool:
+        if _digits(pattern_text) in _SSN_PLACEHOLDERS:
+            return False
+        return super().invalidate_result(pattern_text)
+
+    def analyze(self, text, entities, nlp_artifacts=None, regex_flags=None):
+        return [
+            r for r in super().analyze(text, entities, nlp_artifacts, regex_flags)
+            if _digits(text[r.start : r.end]) not in _SSN_PLACEHOLDERS
+            or _context_near(text, r.start, r.end, self.CONTEXT)
+        ]
+
+
 _DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 
 
@@ -572,7 +739,7 @@ def _predefined_recognizers() -> list:
     # address, "邮箱zhang@example.com"; EMAIL_ADDRESS above replaces it).
     return [
         _CreditCardRecognizer(supported_language=_LANGUAGE),
-        UsSsnRecognizer(supported_language=_LANGUAGE),
+        _UsSsnRecognizer(),
         IbanRecognizer(supported_language=_LANGUAGE),
         _IpRecognizer(supported_language=_LANGUAGE),
         _PhoneRecognizer(),
@@ -664,8 +831,25 @@ def _sensitive_word_hits(text: str, words: Iterable[str]) -> list[Hit]:
     return [Hit("SENSITIVE_WORD", start, end, 1.0) for start, end in merged]
 
 
+# (winner, loser): when hits of these two types cover exactly the same span the
+# first wins whatever the scores (python-phonenumbers also reads "078-05-1120"
+# as a phone number, at a higher base score than presidio's SSN pattern).
+_SAME_SPAN_PRECEDENCE = {("US_SSN", "PHONE_NUMBER")}
+
+
 def _resolve_overlaps(hits: Iterable[Hit]) -> list[Hit]:
-    """Keep non-overlapping hits: higher score first, then the longer span."""
+    """Keep non-overlapping hits: higher score first, then the longer span.
+
+    Exception: on an identical span, a type listed first in
+    :data:`_SAME_SPAN_PRECEDENCE` beats the second (US_SSN over PHONE_NUMBER).
+    """
+    hits = list(hits)
+    spans = {(h.start, h.end, h.entity_type) for h in hits}
+    hits = [
+        h for h in hits
+        if not any((w, h.entity_type) in _SAME_SPAN_PRECEDENCE and (h.start, h.end, w) in spans
+                   for w in ENTITY_TYPES)
+    ]
     ranked = sorted(
         hits,
         key=lambda h: (-h.score, -(h.end - h.start), _TYPE_RANK.get(h.entity_type, 99), h.start),
@@ -728,13 +912,15 @@ def analyze(
 _MASK_CHAR = "*"
 _KEEP_HEAD, _KEEP_TAIL = 3, 4
 _KEEP_MIN_LEN = 11  # below this, showing 7 characters would reveal too much
+_MASK_FULLY = frozenset({"CREDENTIAL"})
 
 
 def mask(text: str, hits: list[Hit]) -> str:
     """Return ``text`` with every hit masked by ``*``, one per character.
 
     Hits of at least 11 characters keep their first 3 and last 4 characters
-    (``13812345678`` -> ``138****5678``); shorter hits are masked entirely.
+    (``13812345678`` -> ``138****5678``); shorter hits, and CREDENTIAL hits of
+    any length (a partly shown secret is a hint), are masked entirely.
     Overlapping hits are fine (the union is masked). The result has the same
     length as ``text``.
 
@@ -745,7 +931,7 @@ def mask(text: str, hits: list[Hit]) -> str:
         if not 0 <= hit.start <= hit.end <= len(text):
             raise ValueError(f"hit {hit!r} is outside text of length {len(text)}")
         length = hit.end - hit.start
-        if length >= _KEEP_MIN_LEN:
+        if length >= _KEEP_MIN_LEN and hit.entity_type not in _MASK_FULLY:
             lo, hi = hit.start + _KEEP_HEAD, hit.end - _KEEP_TAIL
         else:
             lo, hi = hit.start, hit.end

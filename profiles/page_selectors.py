@@ -31,6 +31,7 @@ HIT_TYPE_NAMES = {
     "IP_ADDRESS": _("IP address"),
     "CN_ADDRESS": _("home address"),
     "EN_STREET_ADDRESS": _("street address"),
+    "CREDENTIAL": _("password or secret key"),
     "SENSITIVE_WORD": _("sensitive word"),
 }
 

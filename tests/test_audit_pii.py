@@ -140,3 +140,70 @@ def test_the_quarantined_original_is_encrypted_at_rest(replayed):
                     assert not any(p.encode() in bytes(value) for p in PII)
     originals = {crypto.decrypt(r.original_encrypted) for r in QuarantineRecord.objects.all()}
     assert {m["content"] for m in CONV["sessions"][0]["messages"] if any(p in m["content"] for p in PII)} == originals
+
+
+# --------------------------------------------------------------------------------------------
+# Credentials, Luhn-failing cards next to a card word, and SSNs: kept out like any other PII,
+# masked in every preview, and named in words on the user's and the reviewers' pages.
+
+BAD_CARD = "6222021234567890123"  # 19 digits, fails the Luhn check
+LEAKS = {
+    "CREDENTIAL": [("my password is hunter2, I work in Porto", "hunter2"),
+                   ("我的密码是Abc123456，我在苏州上班", "Abc123456"),
+                   ("验证码 482913，我是财务部的", "482913"),
+                   ("token: ghp_abcdefghijklmnopqrstuvwxyz0123456789 for my team in Oslo",
+                    "ghp_abcdefghijklmnopqrstuvwxyz0123456789")],
+    "BANK_CARD": [(f"我的银行卡号{BAD_CARD}，我在厦门工作", BAD_CARD)],
+    "US_SSN": [("My SSN is 078-05-1120 and I live in Denver", "078-05-1120")],
+}
+
+
+def _file_through_the_pipeline(username, session, text, t0):
+    from consolidation.extraction import extraction_run
+    from consolidation.models import Session
+    from tests.helpers import post_turns
+
+    post_turns(username, session, [("user", text), ("assistant", "好的")], start=t0)
+    extraction_run(session_id=Session.objects.get(external_id=session).pk, now=t0, trigger="session_end")
+    return QuarantineRecord.objects.filter(session__external_id=session)
+
+
+@pytest.mark.parametrize(
+    "hit_type, text, secret", [(t, text, s) for t, pairs in LEAKS.items() for text, s in pairs]
+)
+def test_credentials_bad_cards_and_ssns_are_quarantined_with_a_masked_preview(alice, t0, hit_type, text, secret):
+    recs = list(_file_through_the_pipeline("alice", "s-leak", text, t0))
+    assert len(recs) == 1
+    rec = recs[0]
+    assert rec.hit_types == hit_type
+    assert secret not in rec.preview and len(rec.preview) == len(text)
+    assert not JournalEntry.objects.filter(user=alice).exists()
+    assert not MemoryItem.objects.filter(user=alice).exists()
+    for log in AuditLog.objects.all():
+        assert secret not in json.dumps(log.details, ensure_ascii=False)
+
+
+def test_a_credential_is_named_in_words_on_the_kept_out_and_review_pages(alice, t0, client):
+    from django.contrib.auth import get_user_model
+    from django.urls import reverse
+
+    text, secret = LEAKS["CREDENTIAL"][1]
+    rec = _file_through_the_pipeline("alice", "s-cred", text, t0).get()
+    assert "我的密码是" in rec.preview  # the keyword stays readable, the value does not
+    client.force_login(alice)
+    en = client.get("/memory/kept-out/").content.decode()
+    zh = client.get("/memory/kept-out/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "password or secret key" in en and "CREDENTIAL" not in en and secret not in en
+    assert "密码或密钥" in zh and secret not in zh
+    staff = get_user_model().objects.create_user("reviewer", password="pw", is_staff=True)
+    client.force_login(staff)
+    for url in (reverse("audit:quarantine-list"), reverse("audit:quarantine-detail", args=[rec.pk])):
+        page = client.get(url).content.decode()
+        assert "password or secret key" in page and secret not in page, url
+
+
+def test_every_sanitizer_type_has_a_readable_name():
+    from audit.sanitizer import ENTITY_TYPES
+    from profiles.page_selectors import HIT_TYPE_NAMES
+
+    assert set(ENTITY_TYPES) <= set(HIT_TYPE_NAMES)

@@ -131,10 +131,44 @@ def test_it_finds_cards_with_separators():
     assert ("BANK_CARD", "4111-1111-1111-1111") in found("card 4111-1111-1111-1111 exp 09/28")
 
 
-def test_it_rejects_card_numbers_failing_luhn():
+def test_it_rejects_card_numbers_failing_luhn_without_a_card_word():
     number = luhn_complete("622588035638336283")
-    assert ("BANK_CARD", number) in found(f"卡号{number}")
-    assert found(f"卡号{luhn_break(number)}") == []
+    assert ("BANK_CARD", number) in found(f"转账到{number}")
+    assert found(f"转账到{luhn_break(number)}") == []
+    assert found(f"ref {luhn_break('4111111111111111')} ok") == []
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("银行卡号6222021234567890123", "6222021234567890123"),  # 19 digits, Luhn fails
+        ("卡号：6222 0212 3456 7890 123，工行", "6222 0212 3456 7890 123"),
+        ("借记卡 6217-0012-3456-7890", "6217-0012-3456-7890"),
+        ("信用卡4367421234567891235已挂失", "4367421234567891235"),
+        ("my bank card 6222021234567890123 was swallowed", "6222021234567890123"),
+        ("card number: 4111 1111 1111 1112", "4111 1111 1111 1112"),
+        ("Card no. 3782 822463 10006", "3782 822463 10006"),
+        ("1234567890123 是我的信用卡", "1234567890123"),
+    ],
+)
+def test_it_takes_any_13_to_19_digit_run_next_to_a_card_word_for_a_card(text, value):
+    assert not sanitizer._luhn_ok(value) or value.startswith("3782")
+    assert found(text) == [("BANK_CARD", value)]
+    assert value not in mask(text, analyze(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "订单号 202611301234567890",  # order number, no card word
+        "卡号格式是16位",  # a card word, no digits
+        "信用卡额度 50000 元，账单日 2026-03-19",
+        "银行卡绑定的手机号要和预留的一致",
+        "运单 6222021234567890123 已签收",  # Luhn fails, no card word
+    ],
+)
+def test_a_card_word_alone_or_a_bare_number_is_not_a_card(text):
+    assert analyze(text) == []
 
 
 def test_it_ignores_luhn_valid_order_and_hash_numbers():
@@ -288,6 +322,24 @@ def test_it_finds_us_ssn_iban_and_ip():
     assert ("IP_ADDRESS", "179.177.214.91") in found("keep getting address 179.177.214.91 blocked")
 
 
+def test_us_ssn_wins_over_phone_number_on_the_same_span():
+    # 078-05-1120 is also a valid phone number for python-phonenumbers, and presidio
+    # treats it as a published sample SSN; next to "SSN" it is an SSN.
+    assert found("My SSN is 078-05-1120") == [("US_SSN", "078-05-1120")]
+    assert found("social security number: 123-45-6789") == [("US_SSN", "123-45-6789")]
+    assert found("SSN 219-09-9999 on file") == [("US_SSN", "219-09-9999")]
+    # Without an SSN word the sample number stays whatever else it is.
+    assert found("call me at 078-05-1120") == [("PHONE_NUMBER", "078-05-1120")]
+
+
+def test_same_span_precedence_does_not_touch_other_overlaps():
+    hits = [Hit("PHONE_NUMBER", 10, 21, 0.6), Hit("US_SSN", 10, 21, 0.5), Hit("PHONE_NUMBER", 30, 41, 0.6)]
+    assert [h.entity_type for h in sanitizer._resolve_overlaps(hits)] == ["US_SSN", "PHONE_NUMBER"]
+    assert sanitizer._resolve_overlaps([Hit("PHONE_NUMBER", 8, 21, 0.6), Hit("US_SSN", 10, 21, 0.5)]) == [
+        Hit("PHONE_NUMBER", 8, 21, 0.6)
+    ]
+
+
 def test_it_does_not_take_version_numbers_or_ips_for_phones():
     assert found("please upgrade to v1.0.0.1 today") == []
     assert found("版本 10.2.0.3 已上线") == []
@@ -311,6 +363,83 @@ def test_it_finds_international_phone_numbers(text, value):
 def test_it_needs_context_for_bare_digit_runs_as_phones():
     assert found("order 4155552671 closed") == []
     assert found("call on 2026-03-19 about it") == []
+
+
+# ---------------------------------------------------------------- CREDENTIAL
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("my password is hunter2", "hunter2"),
+        ("我的密码是Abc123456", "Abc123456"),
+        ("我的密码是Abc123456，别告诉别人", "Abc123456"),
+        ("pwd: x9Yk!Lm", "x9Yk!Lm"),
+        ("Password: S3cret-pass.", "S3cret-pass"),
+        ("wifi 口令 abc12345", "abc12345"),
+        ("银行卡取款密码 864213", "864213"),
+        ("my PIN is 4821", "4821"),
+        ("PIN码：0937", "0937"),
+        ("验证码 123456", "123456"),
+        ("你的验证码123456，5分钟内有效", "123456"),
+        ("the verification code is 884120.", "884120"),
+        ("api key sk-abcdefghijklmnopqrstuvwxyz12", "sk-abcdefghijklmnopqrstuvwxyz12"),
+        ("token: ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+        ("secret key = 9f8e7d6c5b4a39281706", "9f8e7d6c5b4a39281706"),
+        ("密钥是 Zx81kLmq0PzT", "Zx81kLmq0PzT"),
+    ],
+)
+def test_it_finds_the_secret_after_a_credential_keyword(text, value):
+    hits = analyze(text)
+    assert ("CREDENTIAL", value) in found(text)
+    masked = mask(text, hits)
+    assert value not in masked
+    # Only the value is masked, never the keyword before it.
+    for keyword in ("password", "密码", "pwd", "口令", "PIN", "验证码", "verification code", "api key", "token", "密钥"):
+        if keyword in text:
+            assert keyword in masked
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("用这个 sk-proj-AbCdEfGhIjKlMnOpQrStUvWx 调接口", "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx"),
+        ("export GH=ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"),
+        ("aws id AKIAIOSFODNN7EXAMPLE here", "AKIAIOSFODNN7EXAMPLE"),
+        ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl",
+         "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl"),
+    ],
+)
+def test_it_finds_well_known_secret_formats_anywhere(text, value):
+    assert ("CREDENTIAL", value) in found(text)
+
+
+def test_it_masks_credentials_completely_even_when_long():
+    text = "token: ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    masked = mask(text, analyze(text))
+    assert masked == "token: " + "*" * (len(text) - 7)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password policy requires 12 characters",
+        "我忘了密码怎么办",
+        "the token bucket algorithm",
+        "the password is correct now",
+        "密码长度至少12位，必须包含字母",
+        "验证码已发送，请查收",
+        "reset your password at https://example.com/reset?id=123",
+        "max_tokens: 4096, temperature 0.2",
+        "PIN the tab to keep it open",
+        "请输入 6 位验证码",
+        "API key rotation is scheduled for Friday",
+        # a signed image link someone shared (seen in LoCoMo): not a secret they typed
+        "look https://images.example.com/f/d5.png?token=eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1cm46YXBw.3OweRTbk",
+    ],
+)
+def test_it_does_not_take_talk_about_credentials_for_a_credential(text):
+    assert analyze(text) == []
 
 
 # ---------------------------------------------------------------- PII-free business text
