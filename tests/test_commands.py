@@ -1,5 +1,6 @@
 """replay / export_memory contract (../shared/eval/README.md) and start-up guardrails."""
 
+import datetime as dt
 import json
 import subprocess
 import sys
@@ -119,3 +120,16 @@ def test_replay_refuses_a_file_that_is_not_utf8(db, tmp_path):
     with pytest.raises(CommandError) as err:
         call_command("replay", str(p))
     assert err.value.returncode == 2 and "UTF-8" in str(err.value)
+
+
+def test_replay_recent_shifts_sessions_so_the_latest_started_yesterday(tmp_path):
+    import json as _json
+
+    from consolidation.management.commands.replay import shift_to_recent
+
+    convs = [{"sessions": [{"started_at": "2026-01-10T09:15:00+08:00"}, {"started_at": "2026-01-20T23:30:00+08:00"}]},
+             {"sessions": [{"started_at": "2025-12-31T08:00:00+00:00"}]}]
+    days = shift_to_recent(convs, today=dt.date(2026, 11, 30))
+    starts = [s["started_at"] for c in convs for s in c["sessions"]]
+    assert starts == ["2026-11-19T09:15:00+08:00", "2026-11-29T23:30:00+08:00", "2026-11-09T08:00:00+00:00"]
+    assert days == 313 and _json.dumps(convs)  # still plain JSON-able strings

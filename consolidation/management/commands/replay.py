@@ -18,6 +18,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.utils import timezone
 
 from consolidation.consolidate import consolidation_run
 from consolidation.extraction import extraction_run
@@ -89,12 +90,29 @@ def parse_conversation(raw: str, lineno: int) -> dict:
     return conv
 
 
+def shift_to_recent(convs: list[dict], *, today: dt.date) -> int:
+    """Move every session's ``started_at`` of the parsed conversations ``convs`` (in place) by
+    the same whole number of days, so that the latest session starts the day before ``today``
+    (times of day and offsets kept). Returns the shift in days (0 when already there)."""
+    latest = max(dt.datetime.fromisoformat(s["started_at"]) for c in convs for s in c["sessions"])
+    days = (today - dt.timedelta(days=1) - latest.date()).days
+    for c in convs:
+        for s in c["sessions"]:
+            s["started_at"] = (dt.datetime.fromisoformat(s["started_at"]) + dt.timedelta(days=days)).isoformat()
+    return days
+
+
 class Command(BaseCommand):
     help = "Replay labeled conversations (JSONL) through ingest, extraction and consolidation."
 
     def add_arguments(self, parser):
         parser.add_argument("file", help="JSONL file, one conversation per line (../shared/eval/README.md)")
         parser.add_argument("--quiet-stats", action="store_true", help="do not print the summary line")
+        parser.add_argument(
+            "--recent", action="store_true",
+            help="shift every session by whole days so that the latest starts yesterday (a demo that does "
+            "not age out of its retention windows)",
+        )
 
     def handle(self, *args, **opts):
         try:
@@ -103,6 +121,8 @@ class Command(BaseCommand):
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"file: cannot read {opts['file']} as UTF-8 text: {exc}", returncode=2) from exc
         convs = [(n, parse_conversation(l, n)) for n, l in lines]
+        if opts.get("recent") and convs:
+            shift_to_recent([c for _, c in convs], today=timezone.now().date())
         started = time.monotonic()
         totals = {"conversations": 0, "messages": 0, "journal": 0, "quarantined": 0}
         for lineno, conv in convs:

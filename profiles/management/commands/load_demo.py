@@ -27,7 +27,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         User = get_user_model()
         if not User.objects.filter(username="demo-li").exists():
-            call_command("replay", str(DEMO_FILE), stdout=self.stdout)
+            call_command("replay", str(DEMO_FILE), "--recent", stdout=self.stdout)
         for user in User.objects.filter(username__startswith="demo-"):
             user.set_password(DEMO_PASSWORD)
             user.save(update_fields=["password"])
