@@ -6,7 +6,7 @@ with a 4xx status; a validation error names the first offending field.
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
@@ -56,6 +56,21 @@ class FieldNotFound(exceptions.NotFound):
         self.field = field
 
 
+class ErrorBodyOut(serializers.Serializer):
+    """Schema of an error body: ``code`` (e.g. ``invalid``, ``not_found``), ``message``, and the
+    offending request ``field`` (null when no single field is at fault)."""
+
+    code = serializers.CharField()
+    message = serializers.CharField()
+    field = serializers.CharField(allow_null=True)
+
+
+class ErrorOut(serializers.Serializer):
+    """Schema of every API error response: ``{"error": ErrorBodyOut}`` (see ``exception_handler``)."""
+
+    error = ErrorBodyOut()
+
+
 class ApiRoot(APIView):
     """Index of API v1 endpoints (no key needed)."""
 
@@ -99,7 +114,6 @@ class ApiNotFound(APIView):
 # --------------------------------------------------------------------------
 
 from drf_spectacular.extensions import OpenApiViewExtension  # noqa: E402
-from rest_framework import serializers  # noqa: E402
 
 
 class _SessionEndOut(serializers.Serializer):
@@ -112,7 +126,8 @@ class SessionEndViewSchema(OpenApiViewExtension):
 
     def view_replacement(self):
         class Fixed(self.target_class):
-            @extend_schema(operation_id="session_end", request=None, responses={202: _SessionEndOut})
+            @extend_schema(operation_id="session_end", request=None,
+                           responses={202: _SessionEndOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut})
             def post(self, request, session_id: str):
                 return super().post(request, session_id)  # pragma: no cover - schema only
 

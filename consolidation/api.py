@@ -10,6 +10,7 @@ from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bizmemory.api import ErrorOut
 from profiles.permissions import HasIngestKey, require_agent_allowed
 
 from .ingest import (
@@ -81,16 +82,6 @@ class MessagesOut(serializers.Serializer):
     )
     watermark = serializers.IntegerField()
     results = MessageResultOut(many=True, help_text="Per posted message, in order: whether it was stored now.")
-
-
-class ErrorBodyOut(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-    field = serializers.CharField(allow_null=True)
-
-
-class ErrorOut(serializers.Serializer):
-    error = ErrorBodyOut()
 
 
 class Conflict(APIException):

@@ -16,7 +16,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bizmemory.api import FieldNotFound
+from bizmemory.api import ErrorOut, FieldNotFound
 
 from .mcp_server import tool_manifest
 from .models import MemoryItem
@@ -155,6 +155,12 @@ class _ReadView(APIView):
     check_session = True
 
 
+# Error responses of the read endpoints, all ``{"error": {"code", "message", "field"}}``
+# (bizmemory.api.exception_handler): bad parameter, key not allowed (scope, agent), unknown
+# user / session / item, rate limit.
+READ_ERRORS = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut}
+
+
 class ContextView(_ReadView):
     """GET /api/v1/context — the memory text to inject into the agent's prompt.
 
@@ -168,7 +174,7 @@ class ContextView(_ReadView):
     query_serializer = ContextQuery
     check_session = False  # memory_context checks ownership and temporariness itself
 
-    @extend_schema(operation_id="context", parameters=[ContextQuery], responses=ContextOut)
+    @extend_schema(operation_id="context", parameters=[ContextQuery], responses={200: ContextOut, **READ_ERRORS})
     def get(self, request):
         data, user, temporary = self.read_args(request)
         try:
@@ -194,7 +200,7 @@ class MemorySearchView(_ReadView):
 
     query_serializer = SearchQuery
 
-    @extend_schema(operation_id="memory_search", parameters=[SearchQuery], responses=SearchOut)
+    @extend_schema(operation_id="memory_search", parameters=[SearchQuery], responses={200: SearchOut, **READ_ERRORS})
     def get(self, request):
         data, user, temporary = self.read_args(request)
         res = memory_search(
@@ -215,7 +221,7 @@ class MemoryGetView(_ReadView):
 
     query_serializer = MemoryGetQuery
 
-    @extend_schema(operation_id="memory_get", parameters=[MemoryGetQuery], responses=MemoryGetOut)
+    @extend_schema(operation_id="memory_get", parameters=[MemoryGetQuery], responses={200: MemoryGetOut, **READ_ERRORS})
     def get(self, request):
         data, user, temporary = self.read_args(request)
         empty = {"text": "", "from_line": 0, "to_line": 0, "total_lines": 0, "version": 0, "item": None}
@@ -239,6 +245,6 @@ class ToolsView(APIView):
     permission_classes = [HasReadKey]
     throttle_classes = [ApiKeyRateThrottle]
 
-    @extend_schema(operation_id="tools_manifest", responses=ToolsOut)
+    @extend_schema(operation_id="tools_manifest", responses={200: ToolsOut, 403: ErrorOut, 429: ErrorOut})
     def get(self, request):
         return Response(ToolsOut({"tools": tool_manifest()}).data)

@@ -137,3 +137,11 @@ def test_the_redoc_page_loads_nothing_from_other_hosts(client):
     html = client.get("/api/v1/redoc/").content.decode()
     assert "redoc.standalone.js" in html and "googleapis" not in html and "gstatic" not in html
     assert "https://" not in html
+
+
+def test_the_schema_documents_the_error_responses(client):
+    schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/json").json()
+    for path in ("/api/v1/context", "/api/v1/memory/search", "/api/v1/memory"):
+        assert {"200", "400", "403", "404", "429"} <= set(schema["paths"][path]["get"]["responses"]), path
+    assert {"201", "400", "403", "409"} <= set(schema["paths"]["/api/v1/messages"]["post"]["responses"])
+    assert {"202", "403", "404"} <= set(schema["paths"]["/api/v1/sessions/{session_id}/end"]["post"]["responses"])
