@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from bizmemory.api import ErrorOut, FieldNotFound
 
 from .mcp_server import tool_manifest
-from .models import MemoryItem
+from .models import MemoryDocument, MemoryItem
 from .permissions import ApiKeyRateThrottle, HasReadKey, require_agent_allowed
 from .search import memory_search
 from .selectors import SessionNotFound, memory_access_reason, memory_context, memory_document_get, memory_item_get
@@ -84,6 +84,10 @@ class MemoryGetQuery(ReadQuery):
     def validate(self, attrs):
         if attrs.get("from_line") and attrs.get("to_line") and attrs["from_line"] > attrs["to_line"]:
             raise ValidationError({"to_line": ["must be >= from_line"]})
+        if attrs.get("item_id"):
+            for name in ("from_line", "to_line"):
+                if attrs.get(name):
+                    raise ValidationError({name: ["give either item_id or a line range, not both"]})
         return attrs
 
 
@@ -233,9 +237,13 @@ class MemoryGetView(_ReadView):
                 item = memory_item_get(user=user, item_id=data["item_id"])
             except MemoryItem.DoesNotExist as exc:
                 raise FieldNotFound("unknown memory item", field="item_id") from exc
-            return Response(MemoryGetOut({**empty, "reason": "ok", "text": item["text"], "item": item}).data)
+            doc_version = MemoryDocument.objects.filter(user=user).values_list("version", flat=True).first() or 0
+            return Response(MemoryGetOut(
+                {**empty, "reason": "ok", "text": item["text"], "item": item, "version": doc_version}
+            ).data)
         doc = memory_document_get(user=user, from_line=data.get("from_line"), to_line=data.get("to_line"))
-        return Response(MemoryGetOut({**doc, "reason": "ok", "item": None}).data)
+        reason = "ok" if doc["total_lines"] else "no_memory"  # as the context endpoint says it
+        return Response(MemoryGetOut({**doc, "reason": reason, "item": None}).data)
 
 
 class ToolsView(APIView):

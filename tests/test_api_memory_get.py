@@ -67,3 +67,11 @@ def test_keys_switches_and_methods(client, api_keys, alice_memory, alice):
     memory_settings_update(user=alice, experts_disabled=["finance"])
     body = _get(client, api_keys["read"], user="alice", agent="finance").json()
     assert body["text"] == "" and body["reason"] == "expert_off"
+
+
+def test_memory_get_says_no_memory_and_refuses_an_item_with_a_line_range(client, api_keys, alice):
+    r = client.get("/api/v1/memory", {"user": "alice", "agent": "main"}, HTTP_X_API_KEY=api_keys["read"])
+    assert r.status_code == 200 and r.json()["reason"] == "no_memory" and r.json()["text"] == ""
+    r = client.get("/api/v1/memory", {"user": "alice", "agent": "main", "item_id": 1, "from_line": 2},
+                   HTTP_X_API_KEY=api_keys["read"])
+    assert r.status_code == 400 and r.json()["error"]["field"] == "from_line"
