@@ -94,7 +94,7 @@ def detect_injection(text: str) -> bool:
 
 
 _PROJECT = re.compile(
-    r"\d+(?:\.\d+)?\s*(?:%|元|块|万|亿|台|单|个工作日|k\b|m\b)|[£$€¥]\s*\d|\b(?:USD|EUR|GBP|RMB|CNY|AUD)\s*\d|#\d+|(?-i:\b[A-Z]{2,}-\d+)"
+    r"\d+(?:\.\d+)?\s*(?:%|元|块|万|亿|台|单|个工作日|k\b|m\b)|[£$€¥]\s*\d|\b(?:USD|EUR|GBP|RMB|CNY|AUD)\s*\d|#\d+|(?-i:\b(?!ICD-|ISO-|IEC-|IFRS-|IAS-|HL7-)[A-Z]{2,}-\d+)"
     r"|项目代号|代号|提测|上线|定稿|二期|一期|[\"“「][^\"”」]{1,10}[\"”」]项目|\bdeadline\b|\bdue\b|\bbug\b|(?-i:\bProject [A-Z])|\bticket\b|\bRFP\b",
     re.I,
 )
@@ -127,10 +127,12 @@ _PREF_LABELS = {
     "drink": ("饮品", "drink"), "transport": ("出行", "transport"), "schedule": ("作息", "schedule"),
     "spelling": ("拼写", "spelling"), "punctuation": ("标点", "punctuation"), "emoji": ("表情符号", "emoji"),
     "filler": ("客套与免责声明", "filler"), "date_format": ("日期格式", "date format"), "number_format": ("数字写法", "number format"),
-    "hobby": ("爱好", "hobby"),
+    "hobby": ("爱好", "hobby"), "sort_order": ("排序", "sort order"), "grouping": ("分组", "grouping"),
+    "visual_style": ("风格", "style"), "content": ("内容", "content"),
 }
 _FACT_LABELS = {"school": ("就学", "schooling"), "birth": ("生育", "birth"), "marriage": ("婚姻", "marriage"),
-                "relocation": ("迁居", "relocation"), "graduation": ("毕业", "graduation"), "job_change": ("工作变动", "job change")}
+                "relocation": ("迁居", "relocation"), "graduation": ("毕业", "graduation"), "job_change": ("工作变动", "job change"),
+                "certificate": ("证书与考试", "certificate")}
 
 
 def _render(kind: str, key: str, value: str, lang: str, fact_date=None, prec=None, operation="set") -> str:
@@ -206,10 +208,11 @@ TOOL_NAMES_LOWER = frozenset(x.lower() for x in list(L.TOOLS) + _TECH_ALL)
 
 def _tool_prefs(c: str, sent: str, lang: str, out: list, directive, code_ok: bool = True) -> set:
     """Preferred tools / code languages named with a directive in clause ``c``; appends at most one
-    preference candidate to ``out`` and returns the lower-cased names consumed (also names that
+    preference candidate per key to ``out`` ("give me Cypress examples in TypeScript": a test framework and a
+    code language; a tool named as a format, "按飞书文档的格式", is a ``pref:format``) and returns the lower-cased names consumed (also names that
     were explicitly rejected: "not Excel"). ``code_ok=False`` leaves code languages alone (a plain
     "I use SQL every day" is a skill, not a preference)."""
-    used = set()
+    used, keys = set(), set()
     # A clause continuing a directive one ("平时用Jira管需求，用Confluence写PRD") shares its directive.
     if not (directive.search(c) or (lang == "zh" and c.startswith("用") and directive.search(sent))):
         return used
@@ -221,7 +224,7 @@ def _tool_prefs(c: str, sent: str, lang: str, out: list, directive, code_ok: boo
             continue
         if lang == "zh" and not re.search(r"(用|按|使用|换成|改用|在)\s*$", before):
             continue
-        if lang == "en" and not re.search(r"\b(use|using|in|to|on|with|prefer|(?:of choice|(?:preferred|go-to|favou?rite)(?: [\w-]+){1,3}) is)\s*$", before) \
+        if lang == "en" and not re.search(r"\b(use|using|in|to|on|with|prefer|for|(?:give|show|send|write) me(?: an?| the| some)?|(?:of choice|(?:preferred|go-to|favou?rite)(?: [\w-]+){1,3}) is)\s*$", before) \
                 and not re.match(r"^" + re.escape(name), c):
             continue
         if not code_ok and (name.lower() in _CODE_LANG_SET or L.TOOLS.get(name) == "sql_dialect"):
@@ -232,7 +235,11 @@ def _tool_prefs(c: str, sent: str, lang: str, out: list, directive, code_ok: boo
             key = "pref:tool:" + L.TOOLS[name]
         else:
             continue
+        if key.startswith("pref:tool:") and re.match(r"\s*(?:文档|docs?\b)?\s*的?\s*(?:格式|模板|排版|format\b|template\b)", c[m.end():], re.I):
+            key = "pref:format"  # "周报按飞书文档的格式给我" replaces an earlier "用Markdown格式"
+        if key in keys:
+            continue
+        keys.add(key)
         out.append(_cand("preference", key, name, lang))
         used.add(name.lower())
-        break
     return used

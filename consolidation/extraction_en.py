@@ -34,7 +34,12 @@ def _resolve_date_en(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
         return _dt.date(at.year - n, 1, 1), "year"
     # "in March", "last September", "this June", "March 2024": a bare or "last" month is the
     # most recent one not after the message month; "this"/"next" look ahead within the year.
-    mm = re.search(r"\b(in|last|this|next|since|back in)\s+(" + "|".join(_MONTHS) + r")(?:\s+(?:of\s+)?(\d{4}))?\b", s)
+    mm = re.search(r"\b((?:19|20)\d\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b", s)
+    if mm:
+        return _dt.date(int(mm.group(1)), int(mm.group(2)), 1), "month"
+    mm = re.search(r"\b(in|last|this|next|since|back in|over|during|on|early|late|mid|end of|start of|beginning of)\s+"
+                   r"(?:the\s+)?(?:(?:early|late|mid|end of|start of)[\s-]+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?"
+                   r"(" + "|".join(_MONTHS) + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+(?:of\s+)?(\d{4}))?\b", s)
     if mm:
         m = _MONTHS.index(mm.group(2)) + 1
         if mm.group(3):
@@ -46,7 +51,7 @@ def _resolve_date_en(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
         else:
             y = at.year if m <= at.month else at.year - 1
         return _dt.date(y, m, 1), "month"
-    mm = re.search(r"\bin\s+((?:19|20)\d\d)\b", s)
+    mm = re.search(r"\b(?:in|since)\s+((?:19|20)\d\d)\b", s)
     if mm:
         return _dt.date(int(mm.group(1)), 1, 1), "year"
     if re.search(r"\blast year\b", s):
@@ -56,13 +61,13 @@ def _resolve_date_en(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
     return None
 
 
-_EN_EMOTION = re.compile(r"\b(fed up|walk out|stressed|anxious|exhausted|frustrat\w*|burn(ed|t) out|sick of|tired of|annoyed|furious|overwhelmed|miserable|depressed|losing my mind|so done|quit my job|pissed|ugh|i hate)\b", re.I)
+_EN_EMOTION = re.compile(r"\b(fed up|walk out|stressed|anxious|exhausted|frustrat\w*|burn(ed|t) out|sick of|tired of|annoyed|furious|overwhelmed|miserable|depressed|losing my mind|so done|quit my job|pissed|ugh|i hate(?!\s+(?:it when|when|long|lengthy|short|wordy|verbose|jargon|emojis|bullet|tables|walls? of|(?:\w+\s+)?(?:answers|replies|responses|emails|paragraphs|explanations))))\b", re.I)
 _EN_TEMP = re.compile(r"\b(today|tonight|tomorrow|this week(end)?|next week|next month|this afternoon|this morning|right now|at the moment|for a while|for now|temporarily|off sick|on leave|on vacation|this time|for this one)\b", re.I)
 # Counterfactuals: "if I were", "if I worked at Google I'd ...", "had I known".
 _EN_HYPO = re.compile(r"\b(if i were|if i was|if i had|were i|had i|imagine|suppose|supposing|hypothetically|what if|"
                       r"if i (?:\w+ed|went|got|took|ran|became|knew|did|could|lived|left|quit|made|spent|led|ran|sold|built)|"
                       r"if i (?:still |ever )?(?:worked|moved|joined|switched|managed|studied))\b", re.I)
-_EN_NEG = re.compile(r"\b(i'm not|i am not|not an?|i don't work|i do not work|never been|never lived|never worked|isn't|i'm no longer|i am no longer)\b", re.I)
+_EN_NEG = re.compile(r"\b(i'm not|i am not|not an?|i (?:don't|do not|no longer) live|any ?more|i don't work|i do not work|never been|never lived|never worked|isn't|i'm no longer|i am no longer)\b", re.I)
 # Plans and wishes are not stable facts ("I'm thinking about moving", "maybe I'll try Vim one day").
 _EN_PLAN = re.compile(r"\b(planning to|plan to|thinking (?:about|of)|might|maybe|considering|someday|one day|hoping to|"
                       r"want to (?:learn|try|move|become|switch)|going to (?:learn|try)|i'll try|i should)\b", re.I)
@@ -70,7 +75,7 @@ _EN_PAST = re.compile(r"\b(used to|previously|formerly|before that|migrated off|
 _EN_REQUEST = re.compile(r"^(please|can you|could you|would you|help me|write|draft|make|give|show|book|open|rank|turn|set|tidy|break|explain|walk|find|check|send|create|add|fix|summari[sz]e|translate|reply|respond|answer|cite|round|avoid|skip|stop|don't|do not|format|rewrite|shorten)\b", re.I)
 
 _EN_DISCOURSE = re.compile(
-    r"^(hi|hey|hello|ok|okay|also|and|but|so|yes|yeah|thanks|thank you|great|good|nice|fine|anyway|right|morning|well|honestly|"
+    r"^(remember that|note that|hi|hey|hello|ok|okay|also|and|but|so|yes|yeah|thanks|thank you|great|good|nice|fine|anyway|right|morning|well|honestly|"
     r"unrelated|for context|quick update on me|heads up|personal milestone|btw|by the way|actually|oh|sure|cool|got it|going forward|"
     r"quick background|background|a bit about me|about me|fyi|for the record|just so you know|at work|these days|nowadays|"
     r"professionally|day to day|in my job|in my role|in future|in the future)\b[,:!.\s—-]*",
@@ -136,9 +141,12 @@ _EN_TITLE_RE = re.compile(
     r"|\b(?:I\s+(?:\w+\s+)?work(?:ing)?|I(?:'ve| have) been working|I\s+(?:also\s+)?(?:act|serve|double)|acting|serving|doubling)\b[^,;]{0,40}?\bas\s+(?:a|an|the|our)\s+"
     r"(?:part-time\s+|acting\s+|interim\s+)?(?P<t6>(?:[\w&/+\-]+\s+){0,3}?(?:" + _EN_TITLE_ALT + r"))s?\b"
     r"|\b(?:promoted|moved up|stepped up)\s+to\s+(?:a\s+|an\s+|the\s+)?(?P<t7>(?:[\w&/+\-]+\s+){0,3}?(?:" + _EN_TITLE_ALT + r"))s?\b"
-    r"|\bI\s+(?:recently\s+|just\s+)?became\s+(?:a|an|the|our)\s+(?P<t8>(?:[\w&/+\-]+\s+){0,3}?(?:" + _EN_TITLE_ALT + r"))s?\b",
+    r"|\bI\s+(?:recently\s+|just\s+)?became\s+(?:a|an|the|our)\s+(?P<t8>(?:[\w&/+\-]+\s+){0,3}?(?:" + _EN_TITLE_ALT + r"))s?\b"
+    # a new job named with its title: "I joined Northwind Grid two weeks ago as a procurement lead"
+    r"|\bI(?:'ve| have)?\s+(?:just\s+|recently\s+)?(?:joined|started at|moved to|signed with)\s+[^,;]{1,60}?\bas\s+(?:a|an|the|their|its)\s+"
+    r"(?:new\s+)?(?P<t9>(?:[\w&/+\-]+\s+){0,3}?(?:" + _EN_TITLE_ALT + r"))s?\b",
     re.I)
-_TITLE_GROUPS = ("t", "t2", "t3", "t4", "t5", "t6", "t7", "t8")
+_TITLE_GROUPS = ("t", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9")
 # A career switch into a field of work: "I switched from marketing to product management".
 _EN_SWITCH_RE = re.compile(
     r"\bI(?:'ve| have)?\s+(?:recently\s+|just\s+)?(?:switched|moved|transitioned|changed careers?|pivoted)\s+(?:over\s+)?from\s+[\w\- ]{2,30}?\s+(?:to|into)\s+"
@@ -167,7 +175,15 @@ _EN_RESP_RE = re.compile(
     r"\bI\s+(?:also\s+|mainly\s+|mostly\s+|now\s+|currently\s+|still\s+|basically\s+)?(?P<v>" + _RESP_VERBS + r")\s+(?P<o>[^,;]+?)" + _RESP_END
     + r"|\bI(?:'m| am)\s+(?:also\s+|mainly\s+|now\s+)?(?P<v3>responsible for|in charge of)\s+(?P<o3>[^,;]+?)" + _RESP_END
     + r"|\bI(?:'m| am)\s+(?:currently\s+|now\s+)?(?P<v4>running|leading|managing|heading|overseeing|coordinating)\s+(?P<o4>(?:the|our)\s+[^,;]+?)" + _RESP_END
-    + r"|^(?:I|I'm|I am|I've)\b[^,;]*?\s+and\s+(?:also\s+|mainly\s+|now\s+)?(?P<v5>" + _RESP_VERBS + r")\s+(?P<o5>[^,;]+?)" + _RESP_END,
+    + r"|^(?:I|I'm|I am|I've)\b[^,;]*?\s+and\s+(?:also\s+|mainly\s+|now\s+)?(?P<v5>" + _RESP_VERBS + r")\s+(?P<o5>[^,;]+?)" + _RESP_END
+    # the job named by what the user does for an employer: "I plan fleet maintenance for a trucking company"
+    + r"|\bI\s+(?:also\s+|mainly\s+|mostly\s+)?(?P<v6>plan|schedule|design|build|sell|source|buy|audit|inspect|repair|install|test|"
+      r"develop|write|analy[sz]e|forecast|underwrite|recruit|hire|price|market|dispatch|process)\s+(?P<o6>(?!to\b|my\b|it\b|them\b)[^,;]+?)"
+      r"(?=\s+for\s+(?:an?|our|the)\s+(?:[\w\-]+\s+){0,3}?(?:company|firm|business|group|contractor|agency|employer|startup|practice|clinic|"
+      r"hospital|bank|insurer|chain|retailer|manufacturer|operator|provider|line|winery|brewery|installer|homebuilder|builder|developer|"
+      r"fintech|carrier|airline|utility|council|school|university)\b)"
+    + r"|\bI(?:'ve| have)?\s+(?:also\s+|just\s+|recently\s+)?(?:started|begun|began|taken over|took over|picked up)\s+(?P<v7>covering|running|managing|leading|handling|supporting|overseeing|looking after)\s+"
+      r"(?P<o7>(?:the|our|a|an|all|both|two|three|several|some|another)\s+[^,;]+?)(?=\s+(?:this|last) (?:month|week|year|quarter)\b|\s+(?:as well|too|now|recently)\b|" + _RESP_END[3:],
     re.I)
 # A gerund clause continuing a first-person clause of the same sentence ("I've moved to Dublin, same role,
 # running EMEA sales out of the Irish office").
@@ -177,7 +193,7 @@ _EN_RESP_BAD_OBJ = re.compile(
     r"every\b|each\b|to\b|into\b|out\b|around\b|away\b|late\b|home\b)", re.I)
 _EN_GENERIC_PRED = re.compile(r"\b(is|are|was|were|has been|have been|can|could|must|will|would|should|makes?|takes?|feels?)\b", re.I)
 _EN_INDUSTRY_RE = re.compile(r"\b(" + _alt(L.EN_INDUSTRIES) + r")\b", re.I)
-_EN_INDUSTRY_CTX = re.compile(r"\b(company|firm|vendor|contractor|provider|startup|industry|sector|agency|bank|hospital|plant|retailer|manufacturer|operator|group|chain|business)\b", re.I)
+_EN_INDUSTRY_CTX = re.compile(r"\b(company|firm|vendor|contractor|provider|startup|industry|sector|agency|bank|hospital|plant|retailer|manufacturer|operator|group|chain|business|clinic|winery|brewery|distillery|fintech|insurer|line|terminal|installer|practice|lab|studio|homebuilder)\b", re.I)
 _EN_WORK_CTX = re.compile(r"\b(work|working|job|employer|company|firm|startup)\b", re.I)
 _EN_FIRST_PERSON = re.compile(r"\b(I|I'm|I've|my|our|we)\b", re.I)
 _EN_EDU_RE = re.compile(
@@ -192,7 +208,7 @@ _EN_DEPT_RE = re.compile(
     r"([\w&\- ]{2,40}? (?:department|team|division|unit|group))\b", re.I)
 _EN_DIRECTIVE = re.compile(
     r"\b(always|never|any|every|default|by default|prefer|going forward|from now on|for any|for all|instead|everything|switch|i work in|give me|use|"
-    r"lives in|keep|all my|of choice|go-to|preferred|favou?rite)\b", re.I)
+    r"lives in|keep|all my|of choice|go-to|preferred|favou?rite|rather than)\b", re.I)
 _EN_PREF_MARK = re.compile(
     r"\b(always|never|going forward|from now on|by default|default|prefer|preferably|preferred|i like|i love|i want|i'd like|i'd rather|"
     r"i'd prefer|rather than|all|any|every|everything|for good|can't stand|cannot stand|don't like|hate it when|unless|whenever|"
@@ -200,12 +216,15 @@ _EN_PREF_MARK = re.compile(
     r"in your (?:answers|replies|responses|writing|drafts|emails)|"
     r"keep (?:it|things|answers|replies|responses|them|everything|your|code|explanations|the tone)|don't use|do not use|stop using|"
     r"avoid|no need to|less|fewer|(?:i'm|i am) (?:fine|ok|okay|happy|comfortable) with|works? for me|suits me|"
-    r"i take my|i (?:only |usually |normally )?drink|i usually|i normally|i tend to)\b", re.I)
+    r"i take my|i (?:only |usually |normally )?drink|i usually|i normally|i tend to|i hate|"
+    r"when you (?:cite|write|answer|reply|quote|explain|give|send|draft|list|summari[sz]e|report|mention|translate|review|describe|compare|recommend)|"
+    r"should (?:always |never )?(?:stay|be kept|be under|be no (?:longer|more))|stay under|keep (?:\w+ )?under)\b", re.I)
 # A standing rule overrides a deictic one-off ("always answer like this"); without one, "for this one",
 # "this paragraph" or "that email" make a request about one artefact, not a preference.
 _EN_STANDING = re.compile(
     r"\b(always|never|going forward|from now on|by default|default|in future|in the future|every time|whenever|all my|unless|"
-    r"for good|prefer|i like|i'd rather|can't stand|don't like)\b", re.I)
+    r"for good|prefer|i like|i'd rather|can't stand|don't like|i hate|"
+    r"when you (?:cite|write|answer|reply|quote|explain|give|send|draft|list|summari[sz]e|report|mention|translate|review|describe|compare|recommend))\b", re.I)
 _EN_ONE_OFF = re.compile(
     r"\b(?:this|that|these|those)\s+(?:one|time|email|draft|paragraph|answer|reply|message|doc|document|post|section|sentence|"
     r"list|table|text|version|intro|slide|report|letter|script|query|function|file)s?\b|\b(?:for|in|with) (?:this|that|it)$|"
@@ -227,6 +246,7 @@ _EN_PREF_TOPICS = [
         r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm)?[- ]to[- ]\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+(?:working\s+|work\s+)?(?:schedule|day|shift)\b"
         # standing rules about working days and hours: "I don't work weekends", "no meetings before 10am"
         r"|\b(?:don't|do not|never|no|won't)\s+(?:work|meetings?|calls?|messages?|emails?|pings?)\s+(?:on\s+)?(?:weekends|saturdays|sundays)\b"
+        r"|\b(?:never|don't|do not)\s+(?:schedule|book|plan|put)\b[^.;]{0,30}?\bon\s+(?:weekends|saturdays|sundays|mondays|fridays)\b"
         r"|\b(?:no|never|don't (?:book|schedule)|avoid)\s+(?:meetings?|calls?)\s+(?:before|after)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)\b"
         r"|\b(?:focus time|deep work|meetings?|calls?)\s+(?:before|after|until)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)\b"
         r"|\b(?:a\s+)?(?:morning|night|evening) (?:person|owl)\b|\bearly (?:riser|bird)\b", re.I), "span"),
@@ -240,21 +260,26 @@ _EN_PREF_TOPICS = [
         r"\b(?:lead with|start with|(?:the\s+)?(?:figures|numbers|conclusion|summary|answer|bottom line|code|result|recommendation|"
         r"key points?|headline|tl;?dr|steps|example) first)\b"
         r"|\b(?:summary|tl;?dr|recap|conclusion)\s+(?:at the (?:top|start|beginning)|up ?front)\b"
-        r"|\b(?:with|include|add|give me|show me)\s+(?:an?\s+|some\s+|concrete\s+|real\s+|worked\s+|real-world\s+)*examples?\b", re.I), "clause"),
-    ("format", re.compile(r"\b(?:bullet points?|bullets|tables?|numbered (?:lists?|steps|points|items)|markdown|headings|step[- ]by[- ]step|one-pager|checklists?)\b", re.I), "clause"),
+        r"|\b(?:with|include|add|give me|show me)\s+(?:an?\s+|some\s+|concrete\s+|real\s+|worked\s+|real-world\s+)*examples?\b"
+        r"|\b(?:put|give me|show me|list|state)\s+(?:the\s+|a\s+)?[\w\- ]{2,30}?\s+first\b", re.I), "clause"),
+    ("format", re.compile(r"\b(?:bullet points?|bullets|tables?|numbered (?:lists?|steps|points|items)|markdown|headings|step[- ]by[- ]step|one-pager|checklists?"
+                          r"|PDFs?(?: attachments?)?|plain[- ](?:email|text)(?: summar(?:y|ies))?|email summar(?:y|ies)|slide decks?)\b", re.I), "clause"),
     ("answer_length", re.compile(
         r"\b(?:short|brief|concise|detailed|in depth|in-depth|long-form|one-line|succinct|shorter|longer|"
         r"waffle|rambl\w*|to the point|straight to the (?:point|answer)|wall of text|long paragraphs|word limit)\b"
-        r"|\bunder \d+ words\b|\b\d+ words or (?:less|fewer)\b", re.I), "clause"),
+        r"|\bunder \d+ (?:words|characters|chars|lines|sentences)\b|\b\d+ (?:words|characters|chars|lines) or (?:less|fewer)\b"
+    r"|\b(?:long|lengthy|wordy|verbose) (?:answers|replies|responses|emails|explanations)\b", re.I), "clause"),
     ("filler", re.compile(r"\b(?:pleasantries|small talk|fluff|filler|preamble|disclaimers?|caveats?|apologi[sz]\w*|sign-offs?|"
                           r"(?:the |any )?(?:intro|outro)s?)\b", re.I), "clause"),
-    ("date_format", re.compile(r"\bdates?\s+(?:as|in|like)\s+(?:[A-Z]{1,4}[/\-.][A-Z]{1,4}[/\-.][A-Z]{2,4}|ISO(?: 8601)?|\w+ format)\b", re.I), "span"),
+    ("date_format", re.compile(r"(?-i:\b(?:DD|MM|YYYY|YY)([/\-.])(?:DD|MM)\1(?:YYYY|YY|DD)\b)|\bdates?\s+(?:as|in|like)\s+(?:[A-Z]{1,4}[/\-.][A-Z]{1,4}[/\-.][A-Z]{2,4}|ISO(?: 8601)?|\w+ format)\b", re.I), "span"),
     ("tone", re.compile(r"\b(?:second person|first person|plain English|formal|informal|casual|relaxed|friendly|jargon|tone|blunt|polite)\b", re.I), "tone"),
     # Leisure habits: "I go hiking most weekends", "I love sailing" (not "I love running the stand-ups").
     ("hobby", re.compile(
         r"\bI\s+(?:really\s+|also\s+)?(?:love|like|enjoy)\s+(?P<v>" + _alt(L.EN_HOBBIES) + r")\b(?=\s*$|\s*[,.;!]|\s+(?:and|on|at|in|every|most|with|whenever|when|outdoors|together)\b)"
         r"|\bI\s+(?:usually\s+|often\s+|always\s+|also\s+)?(?:go|do)\s+(?P<v2>" + _alt(L.EN_HOBBIES) + r")\s+(?:every|most|on|at)\s+(?:weekends?|saturdays?|sundays?|week|mornings?|evenings?)\b",
         re.I), "grp"),
+    # standing content rules: "always list the ICD-10 codes next to each line", "never include ..."
+    ("content", re.compile(r"\b(?:always|never)\s+(?:list|include|show|add|mention|put|quote|flag|note|state|highlight|mark)\s+[^,;.]{3,60}", re.I), "span"),
     ("transport", re.compile(r"\b(?:by train|take the train|window seat|aisle seat|drive to work|cycle to work|bike to work)\b", re.I), "span"),
 ]
 _EN_FACT_EVENTS = [
@@ -266,13 +291,21 @@ _EN_FACT_EVENTS = [
     ("marriage", re.compile(r"\b(?:got married|married|got engaged|got divorced|tied the knot)\b", re.I)),
     ("relocation", re.compile(r"\b(?:moved|relocated)\s+(?:here\s+|back\s+)?(?:to|from)\s+(?P<p>[A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*)*)", re.I)),
     ("graduation", re.compile(r"\bgraduated\b", re.I)),
+    ("certificate", re.compile(
+        r"\b(?:passed|cleared|got|earned|obtained|received|completed|achieved|been awarded|was awarded)\s+(?:my|the|an?|our)\s+(?:final\s+)?"
+        r"(?P<n>(?-i:[A-Z][\w\-&/]*(?:\s+[A-Z][\w\-&/]*){0,3}))(?:\s+(?:exams?|certification|certificate|licen[cs]e|credential|qualification|designation))?\b"
+        r"|\b(?:held|had)\s+(?:my|the|an?)\s+(?P<n2>(?-i:[A-Z][\w\-&/]*(?:\s+[A-Z][\w\-&/]*){0,2}))(?:\s+(?:certification|certificate|licen[cs]e|credential|charter|designation))?\s+since\b"
+        r"|\b(?:passed|cleared)\s+(?:my|the|an?)\s+(?:final\s+)?(?P<n3>[\w\-]+(?:\s+[\w\-]+){0,2}?)\s+(?:exams?|boards)\b", re.I)),
     ("job_change", re.compile(r"\b(?:joined|retired|got promoted|was promoted|started a new job|got a new job|changed jobs|switched jobs|went freelance|"
                               r"started (?:at|with) (?:this|the|a|my new) (?:company|firm|job|team)|started working (?:at|for|here))\b", re.I)),
 ]
 _EN_RETRACT = re.compile(
     r"\b(?:I\s+)?no longer\s+(?P<v>manage|lead|run|handle|own|cover|work on|look after|support|coordinate|oversee|do)\s+(?P<o>[^,;.]+)"
     r"|\bI(?:'m| am) no longer (?:a|an|the)\s+(?P<r>[^,;.]+)"
-    r"|\bI (?:don't|do not) (?P<v2>manage|lead|run|handle|own|cover) (?P<o2>[^,;.]+?) any ?more\b", re.I)
+    r"|\bI (?:don't|do not) (?P<v2>manage|lead|run|handle|own|cover) (?P<o2>[^,;.]+?) any ?more\b"
+    r"|\bI (?:don't|do not) (?:live|work|stay) in (?P<city>[A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*){0,2}) any ?more\b"
+    r"|\bI (?:no longer|don't|do not) (?:live|work|stay) in (?P<city2>[A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*){0,2})(?=\s*$|\s+(?:any ?more|now)\b)"
+    r"|\bI(?:'ve| have)? moved (?:away )?(?:out of|away from) (?P<city3>[A-Z][\w'.\-]*(?:\s+[A-Z][\w'.\-]*){0,2})\b", re.I)
 
 
 _EN_REGION_RE = re.compile(r"\b(?:live in|living in|based in|located in|moved to|relocated to|reside in)\s+(?:the\s+)?(" + _alt(L.EN_REGION_LIST) + r")\b", re.I)
@@ -299,8 +332,8 @@ def _en_resp(c: str, continuing: bool):
     """(verb, object) of a responsibility stated by the user, or None."""
     r = _EN_RESP_RE.search(c)
     if r:
-        v = next(g for g in ("v", "v3", "v4", "v5") if r.group(g))
-        o = r.group({"v": "o", "v3": "o3", "v4": "o4", "v5": "o5"}[v])
+        v = next(g for g in ("v", "v3", "v4", "v5", "v6", "v7") if r.group(g))
+        o = r.group({"v": "o", "v3": "o3", "v4": "o4", "v5": "o5", "v6": "o6", "v7": "o7"}[v])
         verb = r.group(v)
     elif continuing:
         r = _EN_RESP_CONT.match(c)
@@ -371,7 +404,7 @@ def _en_profile(c: str, lang: str, out: list, continuing: bool = False) -> None:
         out.append(_cand("profile", "education", re.sub(r"^the\s+", "", e.group("u")), lang))
     if org:
         out.append(_cand("profile", "company", org, lang))
-    elif w and not _TOOLS_RE.search(w.group("w")) and not (city and city in w.group("w")) and not (dm and w.group("w") in dm.group(0)):
+    elif w and not _TOOLS_RE.search(w.group("w")) and not _EN_INDUSTRY_RE.fullmatch(w.group("w")) and not (city and city in w.group("w")) and not (dm and w.group("w") in dm.group(0)):
         out.append(_cand("profile", "company", w.group("w"), lang))
 
 
@@ -424,7 +457,11 @@ _EN_STYLE_CUE = re.compile(
     r"answers?|repl(?:y|ies)|respon(?:d|ses?)|write|writing|written|drafts?|explain|explanations?|give me|send me|show me|tell me|"
     r"format|output|summar\w*|reports?|updates?|emails?|docs|documents?|code|scripts?|cite|sources|for me|with me|to me|"
     r"i (?:read|skim)|i prefer|i'd prefer|i like|i'd like|i'd rather|i want|work best|works best|use|tone|style|"
-    r"you (?:quote|mention|state|cite)|quot(?:e|ing)|links?|sources?|please|jargon|caveats?|disclaimers?|emojis?|pleasantries|fluff)\b", re.I)
+    r"you (?:quote|mention|state|cite)|quot(?:e|ing)|links?|sources?|please|jargon|caveats?|disclaimers?|emojis?|pleasantries|fluff|"
+    r"captions?|tweets?|posts?|headlines?|subject lines?)\b", re.I)
+
+
+_EN_CONDITION = re.compile(r"^(?:when|whenever|if|each time|every time)\s+you\s+\w+(?:\s+[\w\-'/]+){0,5}$", re.I)
 
 
 def extract_en(text: str, at: _dt.datetime, out: list) -> None:
@@ -452,10 +489,12 @@ def extract_en(text: str, at: _dt.datetime, out: list) -> None:
             if not keep:
                 continue
             clauses = keep
-        for raw in clauses:
+        for ci, raw in enumerate(clauses):
             c = _strip_discourse(raw, _EN_DISCOURSE)
             if not c:
                 continue
+            if ci < len(clauses) - 1 and _EN_CONDITION.match(c):
+                continue  # "When you cite a clause, put the section number first": the rule is in the next clause
             continuing = subject == "self"
             s = _en_subject(c)
             if s is not None:
@@ -473,6 +512,11 @@ def extract_en(text: str, at: _dt.datetime, out: list) -> None:
                 continue
             r = _EN_RETRACT.search(c)
             if r and subj in ("self", "none"):
+                place = r.group("city") or r.group("city2") or r.group("city3")
+                if place:
+                    if _EN_CITY_RE.fullmatch(place) or place.lower() in {x.lower() for x in L.EN_REGION_LIST}:
+                        out.append(_cand("profile", "city", place, "en", operation="retract"))
+                    continue
                 if r.group("r"):
                     out.append(_cand("profile", "role", r.group("r"), "en", operation="retract"))
                 else:
@@ -514,7 +558,11 @@ def _en_fact(c: str, subj: str, at, out: list) -> None:
             value = re.sub(r"\s+(?:about|around|some|nearly|almost|over)$", "", m.group(0).replace(" here", "").replace(" back", ""))
             value = re.sub(r"\s+(?:about|around)\b.*$", "", value)
         else:
-            value = (member + " " if member else "") + m.group(0)
+            value = re.sub(r"\s+since$", "", (member + " " if member else "") + m.group(0))
         key = "fact:" + topic + (":" + member if member else "")
+        if topic == "certificate":
+            if member:
+                return
+            key = "fact:certificate:" + (m.group("n") or m.group("n2") or m.group("n3")).lower()
         out.append(_cand("fact", key, value, "en", d[0], d[1]))
         return

@@ -96,7 +96,8 @@ ZH_TITLE_SUFFIXES = """经理 总监 主管 专员 工程师 设计师 分析师
 # Occupational fields: "我在XX公司做结构设计", "我是做嵌入式的" name a job by its field, not by a title noun.
 ZH_FIELDS = """设计 研究 注册 美术 原画 嵌入式 运维 开发 测试 运营 销售 算法 审计 咨询 财务 法务 行政 人事 采购 风控 合规
 编辑 翻译 客服 市场 产品 售前 售后 实施 质检 品控 投研 投行 会计 招聘 培训 教研 护理 科研 数据 前端 后端 硬件 软件
-结构 电气 机械 工艺 策划 文案 剪辑 BD HR PR IT 交付 投资 理财 保险 外贸 报关 物流 仓储 供应链 信贷 审批 精算 建模""".split()
+结构 电气 机械 工艺 策划 文案 剪辑 BD HR PR IT 交付 投资 理财 保险 外贸 报关 物流 仓储 供应链 信贷 审批 精算 建模
+薪酬 福利 绩效 员工关系 组织发展 核保 理赔""".split()
 
 EN_TITLE_NOUNS = """engineer developer analyst manager specialist accountant writer designer consultant coordinator director lead
 architect scientist administrator admin officer executive assistant associate representative rep recruiter nurse doctor
@@ -110,7 +111,8 @@ receptionist barista cashier translator interpreter tutor professor physician pa
 radiographer sonographer radiologist physiotherapist physio optometrist optician psychologist psychiatrist counselor counsellor
 therapist pharmacist dietitian nutritionist hygienist caseworker social worker surveyor estimator underwriter loan officer
 copywriter illustrator animator videographer producer curator archivist analyst steward stewardess attendant lifeguard
-instructor coach paralegal solicitor barrister notary auditor inspector technologist coder""".split()
+instructor coach paralegal solicitor barrister notary auditor inspector technologist coder
+scheduler expeditor forecaster merchandiser""".split()
 
 EN_TITLE_PHRASES = ["product owner", "scrum master", "business partner", "team lead", "tech lead", "company secretary",
                     "individual contributor", "account executive", "customer success manager"]
@@ -135,14 +137,22 @@ ZH_INDUSTRIES = """金融科技 互联网金融 半导体 芯片 集成电路 �
 汽车 整车厂 车企 汽车零部件 互联网 游戏 教育 在线教育 培训 制造 制造业 地产 房地产 物业 建筑 基建 保险 银行 证券 基金
 投资 咨询 会计师事务所 律所 法律 广告 传媒 媒体 影视 文旅 旅游 酒店 航空 航运 港口 能源 电力 石油 化工 钢铁 煤炭
 通信 电信 运营商 云计算 人工智能 大数据 安全 网络安全 政府 国企 央企 外企 快消 服装 纺织 美妆 化妆品 食品 农业 养殖
-物联网 机器人 自动驾驶 软件 SaaS 外包 猎头 人力资源 公益 科研院所 高校""".split()
+物联网 机器人 自动驾驶 软件 SaaS 外包 猎头 人力资源 公益 科研院所 高校
+装备制造 机械制造 晶圆 晶圆厂 晶圆代工 集装箱码头 码头 集装箱 寿险 财险 人寿 再保险 水产 水产品 海产 制糖 糖业 鞋业 制鞋 鞋服
+造船 船厂 酿酒 白酒 酒业 乳业 乳制品 化纤 造纸 政务 会展""".split()
 
 EN_INDUSTRIES = """fintech telecom telecommunications construction retail e-commerce ecommerce healthcare hospital pharma pharmaceutical
 biotech semiconductor automotive logistics shipping manufacturing insurance banking bank finance accounting consulting
 legal law firm media advertising gaming education edtech software SaaS hospitality hotel airline aviation energy oil gas
 utilities mining chemicals real estate property government public sector nonprofit non-profit NGO food beverage
 agriculture fashion apparel cosmetics cybersecurity security defence defense aerospace railway rail transport
-telecom equipment""".split()
+telecom equipment
+orthopedic orthopaedic clinic dental veterinary e-bike bicycle winery wine brewery distillery trucking haulage freight
+insurer reinsurance
+homebuilder solar renewables utility platinum steel textile footwear seafood dairy sugar
+proptech insurtech healthtech medtech""".split() + [
+    "shipping line", "container terminal", "retail bank", "investment bank", "general contractor", "law firm", "real estate",
+    "public sector", "oil and gas", "life insurance", "clinic group"]
 
 # --- tech, tools, languages ------------------------------------------------
 CODE_LANGUAGES = """Python Java JavaScript TypeScript Go Golang Rust Kotlin Swift Objective-C C++ C# C Ruby PHP Scala Perl R MATLAB Julia
@@ -177,6 +187,10 @@ TOOLS = {
     "PostgreSQL": "sql_dialect", "MySQL": "sql_dialect", "SQLite": "sql_dialect", "Snowflake": "sql_dialect",
     "pytest": "test_framework", "unittest": "test_framework", "JUnit": "test_framework", "Jest": "test_framework",
     "Playwright": "test_framework", "Cypress": "test_framework", "Selenium": "test_framework",
+    "ClickHouse": "sql_dialect", "HiveQL": "sql_dialect", "Hive SQL": "sql_dialect", "Hive": "sql_dialect", "Spark SQL": "sql_dialect", "Presto": "sql_dialect",
+    "Trino": "sql_dialect", "StarRocks": "sql_dialect", "MaxCompute": "sql_dialect", "SQL Server": "sql_dialect",
+    "Primavera P6": "scheduling", "Primavera": "scheduling", "P6": "scheduling", "MS Project": "scheduling",
+    "Microsoft Project": "scheduling", "Smartsheet": "scheduling",
 }
 
 CURRENCIES = {

@@ -27,7 +27,7 @@ __all__ = ["Candidate", "RULES_VERSION", "detect_injection", "extract_candidates
 # Re-exported for tests and tools that resolve dates or detect the language directly.
 _ = (_resolve_date_en, _resolve_date_zh, _lang_of)
 
-RULES_VERSION = "2026.09-r4"
+RULES_VERSION = "2026.11-r5"
 
 # Profile keys that may hold several values stated together (joined); other profile keys keep the last value.
 _MULTI_PROFILE_KEYS = frozenset({"role", "education", "responsibility"})

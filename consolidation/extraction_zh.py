@@ -48,7 +48,7 @@ def _resolve_date_zh(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
 
 
 _ZH_EMOTION = re.compile(r"烦死|好烦|真烦|焦虑|心力交瘁|崩溃|郁闷|压力(好|很|太|山)?大|想辞职|辞职算了|受不了|累死|气死|难受|无语|头疼|抓狂|绝望|心累|烦躁|委屈|难过|伤心|火大|憋屈|真想|要命|烦人")
-_ZH_TEMP = re.compile(r"这周|本周|下周|今天|明天|后天|今晚|今早|这两天|这几天|这阵子|最近|临时|暂时|目前先|这会儿|待会|一会儿?|月底前|下个?月|这次|这趟|刚才"
+_ZH_TEMP = re.compile(r"这周|本周|下周|今天|明天|后天|今晚|今早|昨天|前天|昨晚|这两天|这几天|这阵子|最近|临时|暂时|目前先|这会儿|待会|一会儿?|月底前|下个?月|这次|这趟|刚才"
                       r"|(?:这个?|本|下个?|上个?)周末|(?<!每)(?<!每个)周末(?![^，,。；]{0,6}?(?:一般|通常|都|也|从不|很少|基本|别|不要|不|统一|一律|的(?:消息|提醒|时间)))")
 # Plans and wishes are not stable facts ("我打算明年考研", "等我有空了再研究一下Docker").
 _ZH_PLAN = re.compile(r"打算|准备(?:去|学|考|换|转)|计划(?:去|学|考|换|转)|想学|要学|想去|想转|等我|有空(?:了|再|的时候)|再研究|考虑要不要|在想要不要|在考虑")
@@ -72,6 +72,9 @@ _ZH_TITLE_TAIL_RE = re.compile(r"的(?P<t>[^的]{0,10}(?:" + _alt(L.ZH_TITLE_SUF
 _ZH_FAMILY_ANY_RE = re.compile("(" + _alt(L.ZH_FAMILY) + ")")
 
 
+_ZH_LIST_RULE = re.compile(r"^(?:" + _alt(L.ZH_OTHERS) + r")(?:的[^，,。]{1,6})?(?:名单|清单|列表|信息|报价)?(?:一律|统一|全部|都)(?:按|以|用)")
+
+
 def _zh_subject(c: str) -> str | None:
     if _ZH_REPORTED.search(c):
         return "other"
@@ -81,6 +84,8 @@ def _zh_subject(c: str) -> str | None:
     if _ZH_WE_RE.match(c):
         return "we"
     if _ZH_OTHERS_RE.match(c) and not re.match(r"^我(是|在|做)", c):
+        if _ZH_LIST_RULE.match(c):
+            return None  # "供应商一律按报价从低到高排": how the user wants a list of them, not what they do
         return "other"
     if re.match(r"^(你|请|帮我|麻烦|给我)", c):
         return "you"
@@ -108,12 +113,12 @@ _ZH_PROV_RE = re.compile("(" + _alt(L.ZH_PROVINCES) + ")(?!大学|路)")
 _ZH_CITY_BAD_BEFORE = re.compile(r"(去|到|飞|飞往|出差|从|往|赴|离开|前往|来自)$")
 _ZH_CITY_MOVE = re.compile(r"(调回|调到|调去|搬到|搬去|搬回|回到|落户|定居|移居|常驻|住在|base在|base|在|到了|是|于)$")
 _ZH_TITLE_RE = re.compile(
-    r"(?<=[是的做当任个名])(?P<t>(?:(?!的|我|在|是|做|一家|一名|一位|一个|这边|那边|和|跟|，|还)[\u4e00-\u9fffA-Za-z&+#]){0,10}?"
+    r"(?<=[是的做当任个名])(?P<t>(?:(?!的|我|在|是|做|一家|一名|一位|一个|这边|那边|和|跟|，|还|了|考)[\u4e00-\u9fffA-Za-z&+#]){0,10}?"
     r"(?:" + _alt(L.ZH_TITLE_SUFFIXES) + r")员?)"
     r"(?=$|[^\u4e00-\u9fffA-Za-z]|的|了|啊|吧|呢|在|已|[一二三四五六七八九十两几多]+年|和|兼|带|负责|主要|天天|每天|平时|这|那|岗|工作)")
 # A title reached by a change: "升成了部门经理", "提拔为主管", "转岗做了测试工程师".
 _ZH_TITLE_CHANGE_RE = re.compile(
-    r"(?:升|晋升|提拔|提升|转岗|转行|转正|调任|调岗|当上|成为|升任|出任)(?:成|为|到|任|做)?了?(?:一名|一个|个)?(?P<t>[^了的我你他她，,。\d\s]{0,8}?(?:"
+    r"(?:升|晋升|提拔|提升|转岗|转行|转正|调任|调岗|当上|成为|升任|出任|定岗|聘任|任命|聘)(?:成|为|到|任|做)?了?(?:一名|一个|个)?(?P<t>[^了的我你他她，,。\d\s]{0,8}?(?:"
     + _alt(L.ZH_TITLE_SUFFIXES) + r"))(?=$|[^\u4e00-\u9fffA-Za-z]|了|的)")
 # A job named by its field: "我是做嵌入式的", "我在设计院做结构设计", "在集团战略部做行业研究".
 _ZH_DO_ROLE_RE = re.compile(r"^(?:我|本人)?(?:现在|目前|一直|主要|其实)?是(?:做|搞|干)(?P<x>[^，,。的？?]{2,12})的")
@@ -127,7 +132,10 @@ _ZH_RESP_RE = re.compile(
     r"(?:主要|平时|日常|目前|现在|专门|兼)?(?:负责|对接|主要做|主要管|主要(?:看|处理|盯|跑|搞)|兼管|(?<![主监保托不尽血水别气吸只接])管(?:理)?(?!理员|理层|理者|家|道|子|用|它|不了)|支持|跟进|服务于?|带着?(?=[^，,。；]{0,10}(?:团队|组|人|团))|覆盖)(?:的是|的)?(?P<o>[^，,。；]{2,24})")
 _ZH_RESP_DEAL = re.compile(r"(?:主要|平时|日常)?跟(?P<o>[^，,。；]{2,16}?)打交道|(?:主要|平时|日常)(?:用[A-Za-z+#.\s]{1,20}?)?(?:写|搞|开发|维护)(?P<o2>[^，,。；]{2,24})")
 _ZH_INDUSTRY_RE = re.compile("(" + _alt(L.ZH_INDUSTRIES) + ")")
-_ZH_INDUSTRY_CTX = re.compile(r"公司|企业|车企|厂|集团|品牌|行业|领域|连锁|门店|总部|机构|医院|银行|工厂|研究院|超市")
+_ZH_INDUSTRY_CTX = re.compile(r"公司|企业|车企|厂|集团|品牌|行业|领域|连锁|门店|总部|机构|医院|银行|工厂|研究院|超市|码头|港")
+# An industry word naming somebody else ("医院那边的人看不懂") is a third party, not the user's employer.
+_ZH_INDUSTRY_THIRD = re.compile(r"^(?:那边|这边|那头|方面|的人|的同事|的领导|的客户|的医生|的老师)")
+_ZH_INDUSTRY_MINE = re.compile(r"(?:在|是|于|进了?|去了|做|当|加入了?|入职了?|任职于?)[^，,。]{0,10}$")
 _ZH_EDU_RE = re.compile(
     r"(?P<deg>本科|硕士|博士|研究生|MBA|大专|学士|博士后|大学)(?:是在|是|在)?(?P<u>[\u4e00-\u9fffA-Za-z]{2,12}?)(?:读|毕业|念)的?"
     r"|(?P<u2>[\u4e00-\u9fff]{2,10}(?:大学|学院)|" + _alt(L.ZH_UNIVERSITY_SHORT) + r")(?:[\u4e00-\u9fff]{0,6}?)(?P<deg2>本科|硕士|博士|研究生)?毕业"
@@ -148,12 +156,18 @@ _ZH_PREF_TOPICS = [
     ("citation", re.compile(r"法条|出处|来源|引用|参考文献")),
     ("date_format", re.compile(r"日期[^，,。]{0,10}(?:YYYY|yyyy|年月日|[年月日]-|格式|写成|写法)")),
     ("language", re.compile(r"中文|英文|英语|双语|繁体|简体")),
-    ("currency", re.compile(r"(?:金额|价格|报价|费用|预算|成本|数字|数据|都|统一|一律)[^，,。]{0,8}?(?:用|按|换成|以)(?P<v>人民币|美元|欧元|英镑|港币|港元|日元|新加坡元|澳元|加元|韩元|泰铢)")),
-    ("number_format", re.compile(r"阿拉伯数字|大写数字|汉字数字|中文数字|大写金额")),
-    ("units", re.compile(r"万元|元为单位|为单位|公制|公斤|小数|千分位")),
+    ("currency", re.compile(r"(?:金额|价格|报价|费用|预算|成本|数字|数据|都|统一|一律)[^，,。]{0,8}?(?:用|按|换成|以|折成|折算成|折算为|换算成|换算为|折合成?|转成|转换成)(?P<v>人民币|美元|欧元|英镑|港币|港元|日元|新加坡元|澳元|加元|韩元|泰铢)")),
+    ("number_format", re.compile(r"阿拉伯数字|大写数字|汉字数字|中文数字|大写金额|百分比|百分数|绝对数|绝对值")),
+    ("units", re.compile(r"万元|元为单位|为单位|[做作当]单位|单位(?:统一|都|一律)|公制|公斤|小数|千分位")),
+    ("sort_order", re.compile(r"从低到高|从高到低|从大到小|从小到大|从新到旧|从旧到新|升序|降序|倒序|正序|(?:按|以)[^，,。]{1,12}?排(?:序|列|名)?(?:$|[，,。])")),
+    ("grouping", re.compile(r"分档|分组|分段|分区间|分桶|(?:按|以)[^，,。]{1,12}?(?:分类|归类|分开列|拆分)")),
     ("tone", re.compile(r"语气|口吻|正式一点|口语化|客气|幽默|委婉|通俗|大白话|接地气|专业术语|术语")),
     ("emoji", re.compile(r"表情|emoji", re.I)),
+    ("visual_style", re.compile(r"(?<![文语])风格|画风|色调|配色")),
 ]
+# A standing rule without 以后/都 ("账龄报告给我按30/60/90天分档"): "<thing>给我按/用…", about no one artefact.
+_ZH_RULE_MARK = re.compile(r"^(?![帮请麻把让])[^，,。]{1,12}?给我(?:按|用|都|一律|统一|以)")
+_ZH_DEICTIC = re.compile(r"这|那|上面|刚才|上次|本期|这次")
 _ZH_HABITS = [
     ("diet", re.compile(r"吃素|素食|不吃(辣|肉|牛肉|猪肉|海鲜)|忌口|过敏|清真|吃辣|清淡|低糖|低脂")),
     ("drink", re.compile(r"咖啡|美式|拿铁|喝茶|只喝茶|奶茶|喝酒|不喝酒")),
@@ -167,13 +181,17 @@ _ZH_HABITS = [
 _ZH_CHOICE_MARK = re.compile(r"一般|一向|一直|总是|向来|习惯|喜欢|尽量|能不|只坐|不坐|优先|偏好|宁可|更愿意|都坐|都是坐|不爱|讨厌")
 _ZH_HABIT_MARK = re.compile(r"一向|一直|习惯|总是|向来|从来|每天|每次|平时|都|只|能不|不坐|戒了|现在|喜欢|爱|不吃|不喝|别|不要|一般|通常")
 _ZH_FACT_EVENTS = [
-    ("school", re.compile(r"(上|读|念|进)了?的?(幼儿园|小学|初中|高中|大学|研究生|[初高][一二三]|[一二三四五六]年级)|高考|中考|小升初|考上了?(?:重点)?(?:幼儿园|小学|初中|高中|大学|研究生|博士)?")),
+    ("school", re.compile(r"(上|读|念|进)了?的?(?:在职|全日制|非全日制)?(幼儿园|小学|初中|高中|大学|研究生|E?MBA|MPA|MPAcc|博士|硕士|[初高][一二三]|[一二三四五六]年级)|高考|中考|小升初|考上了?(?:重点)?(?:幼儿园|小学|初中|高中|大学|研究生|博士)?")),
     ("birth", re.compile(r"出生|生了?二胎|生了(个|一个)?(儿子|女儿|孩子|宝宝)?|当(了)?(爸爸|妈妈|爹|妈|爸)|添了|生娃|怀孕|二胎")),
     ("marriage", re.compile(r"结[了的]?婚|领[了的]?证|订[了的]?婚|离[了的]?婚|办[了的]?婚礼")),
     ("relocation", re.compile(r"搬到了?|搬去了?|搬回了?|搬家|定居|落户|移居到?")),
     ("graduation", re.compile(r"毕业")),
     ("job_change", re.compile(r"入职|跳槽|转岗|升职|晋升|退休|换了?(?:份|个)?工作|离职|转行")),
+    # certificates and professional exams passed: "我二月份刚拿到了报关水平测试的合格证书", "考完了准精算师的最后一门"
+    ("certificate", re.compile(r"(?:考完|考过|考下|考出|通过|拿到|拿下|取得|考取|获得)了?(?P<n>[^，,。；了]{1,20}?)的?(?:全科)?"
+                               r"(?:合格证书?|资格证书?|证书|执业证|资格证|执照|驾照|考试|最后一门|全科|认证)")),
 ]
+_ZH_CERT_NAME_BAD = re.compile(r"^(?:这个|那个|一个|个|了|这|那)?$")
 _ZH_RETRACT = re.compile(r"(?:不再|已经不|没再)(?P<v>负责|管|带|做|对接|是)(?P<o>[^，,。；]{2,20}?)了?$"
                          r"|(?:现在|目前|如今)(?:已经)?不(?P<v2>负责|管|带|做|对接)(?P<o2>[^，,。；]{2,20}?)了$")
 
@@ -187,7 +205,12 @@ def _clean_zh_value(v: str) -> str:
     return v[:40]
 
 
+_ZH_TRIP = re.compile(r"开会|出差|参会|参展|看展|展会|参加培训|受训|旅游|旅行|度假|路过|转机|见客户|拜访")
+
+
 def _zh_city(c: str, stop: int = 10 ** 6) -> str | None:
+    if _ZH_TRIP.search(c) and not re.search(r"常驻|定居|住在|调到|调回|搬到|base", c):
+        return None  # "我在北京开会": a one-off trip, not where the user works or lives
     for rx in (_ZH_CITY_RE, _ZH_PROV_RE):
         for m in rx.finditer(c):
             if m.start() >= stop:
@@ -222,9 +245,13 @@ def _zh_profile(c: str, lang: str, out: list) -> None:
             continue
         out.append(_cand("profile", "department", d, lang))
         break
-    ind = _ZH_INDUSTRY_RE.search(c)
-    if ind and _ZH_INDUSTRY_CTX.search(c):
-        out.append(_cand("profile", "industry", ind.group(1), lang))
+    # An industry word inside a department name ("人力资源部") names the department, not the employer.
+    c_ind = _ZH_DEPT_RE.sub(lambda m: "|" * len(m.group(0)), c)
+    for ind in _ZH_INDUSTRY_RE.finditer(c_ind):
+        if (_ZH_INDUSTRY_CTX.search(c) or re.match(r"(?:国企|央企|外企|民企)", c[ind.end():])) and not _ZH_INDUSTRY_THIRD.match(c[ind.end():]) \
+                and ("我" in c or _ZH_INDUSTRY_MINE.search(c[:ind.start()])):
+            out.append(_cand("profile", "industry", ind.group(1), lang))
+            break
     if not is_resp_clause:
         for m in _ZH_TITLE_RE.finditer(c):
             t = m.group("t")
@@ -330,7 +357,8 @@ def extract_zh(text: str, at: _dt.datetime, out: list) -> None:
             used = _tool_prefs(c, sent, "zh", out, _ZH_DIRECTIVE, code_ok=bool(_ZH_STANDING.search(c)) or subj != "self")
             got_pref = bool(used & TOOL_NAMES_LOWER) and any(
                 cd.kind == "preference" for cd in out[-1:])
-            marked = _ZH_PREF_MARK.search(c) or _ZH_PREF_MARK.search(sent) or _ZH_GENERIC_OUTPUT.match(c)
+            marked = _ZH_PREF_MARK.search(c) or _ZH_PREF_MARK.search(sent) or _ZH_GENERIC_OUTPUT.match(c) \
+                or (_ZH_RULE_MARK.match(c) and not _ZH_DEICTIC.search(c))
             if not got_pref and marked and subj in ("self", "you", "none", "we"):
                 for key, rx in _ZH_PREF_TOPICS:
                     tm = rx.search(c)
@@ -354,8 +382,12 @@ def extract_zh(text: str, at: _dt.datetime, out: list) -> None:
                 ind = _ZH_INDUSTRY_RE.search(c)
                 if ind:  # "我们是一家不到五十人的SaaS创业公司"
                     out.append(_cand("profile", "industry", ind.group(1), "zh"))
-            if subj in ("self", "we") and not _ZH_NEG.search(c):
+            # A company's setup ("我们库是PostgreSQL", "我们把数仓迁到ClickHouse了") is not the user's skill unless used.
+            if (subj == "self" or (subj == "we" and _ZH_WE_USE.search(c))) and not _ZH_NEG.search(c):
                 _skills(c, "zh", out, used)
+
+
+_ZH_WE_USE = re.compile(r"用|使用|基于|技术栈|写|开发|跑在|搭在|做")
 
 
 def _zh_fact(c: str, subj: str, at, out: list) -> None:
@@ -382,5 +414,10 @@ def _zh_fact(c: str, subj: str, at, out: list) -> None:
                 out.append(_cand("profile", "city", city.group(1), "zh"))
         value = member + ev
         key = "fact:" + topic + (":" + member if member else "")
+        if topic == "certificate":
+            name = re.sub(r"^(?:刚|才|终于|已经|顺利)+", "", m.group("n"))
+            if _ZH_CERT_NAME_BAD.match(name) or member:
+                return
+            key = "fact:certificate:" + name.lower()
         out.append(_cand("fact", key, value, "zh", d[0], d[1]))
         return

@@ -57,10 +57,11 @@ _AMOUNT = re.compile(
 )
 # An id-like token: ticket / bug / order numbers ("ABC-1234", "#4521", "bug 123").
 _ID_TOKEN = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Z0-9]{1,9}-\d{3,}(?!\d)|#\d{2,}|\b(?:bug|ticket|issue|工单)\s*#?\d{2,}", re.I)
-# Deadlines: a deadline word, or a calendar date in a non-fact item.
+# Deadlines: a deadline word, or a calendar date in a non-fact item (a chain such as 30/60/90 is a set
+# of buckets, not a date).
 _DEADLINE_WORD = re.compile(r"\b(?:deadline|due\s+(?:by|on|date)|ddl|eta)\b|截止|截至|到期|之前(?:交|提交|完成|上线)|提测|上线|交付日", re.I)
 _DATE = re.compile(
-    r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}/\d{1,2}\b|\d{1,2}月\d{1,2}[日号]"
+    r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b(?<!/)\d{1,2}/\d{1,2}\b(?!/)|\d{1,2}月\d{1,2}[日号]"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b",
     re.I,
 )

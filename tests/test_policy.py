@@ -80,3 +80,16 @@ def test_the_loss_share_must_lie_in_0_1(settings, share, ok):
     assert (errors == []) == ok
     if not ok:
         assert errors[0].id == "bizmemory.E020" and "BIZMEMORY_CONSOLIDATION_MAX_LOSS_SHARE" in errors[0].msg
+
+
+@pytest.mark.parametrize("kind,key,value", [
+    ("preference", "pref:grouping", "账龄报告给我按 30/60/90 天分档"),
+    ("preference", "pref:content", "always list the ICD-10 codes next to each line"),
+    ("preference", "pref:date_format", "DD/MM/YYYY"),
+])
+def test_bucket_chains_and_standard_codes_are_not_dates_or_ids(kind, key, value):
+    assert item_policy_violation(kind=kind, key=key, value=value, text="") is None
+
+
+def test_a_single_day_month_date_is_still_a_deadline():
+    assert item_policy_violation(kind="preference", key="pref:notes", value="报告 3/15 前交", text="") == "deadline"
