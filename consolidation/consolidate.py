@@ -23,6 +23,8 @@ Merge rules (one current value per ``(kind, policy.merge_key)``):
 * a contradiction that matters (keys in :data:`CONFIRM_KEYS`: city, role, company,
   department) makes the new value current and opens a pending
   :class:`~consolidation.models.ConfirmationRequest` (not for near-duplicates);
+* a new ``company`` retires the ``responsibility`` items stated before it (duties belong to
+  the old job; superseded, not lost, and rectified out of older snapshots);
 * ``retract`` closes the current value(s) matching the retracted value;
 * an entry observed before the current value of its key became valid (``valid_from``,
   e.g. the user edited it meanwhile) changes nothing — the newer value stays.
@@ -263,6 +265,16 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
         s.replaced_by = new
         if entry.kind == "fact" and near_duplicate(s.item.value, entry.value, same_key=True) and s.item.fact_date:
             new.item.fact_date = s.item.fact_date  # the same event said again keeps its date
+    if entry.kind == "profile" and key_family(kind="profile", key=mkey) == "company" and same_key:
+        # A new employer retires the duties the user stated for the old one (said before this
+        # message); they are superseded by the change, not lost (the loss guard does not count them).
+        for s in plan.slots:
+            if (
+                s.current and s.item.kind == "profile" and _family("profile", s.mkey) == "responsibility"
+                and s.item.valid_from < entry.observed_at
+            ):
+                s.closed_at = entry.observed_at
+                s.replaced = True
     if (
         entry.kind == "profile" and key_family(kind="profile", key=mkey) in CONFIRM_KEYS and len(same_key) == 1
         and not near_duplicate(same_key[0].item.value, entry.value, same_key=True)

@@ -210,3 +210,31 @@ def test_a_run_with_no_change_takes_no_snapshot(alice, t0):
     consolidation_run(user_id=alice.pk, now=t0)
     res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
     assert res.status == "nothing_pending" and Snapshot.objects.filter(user=alice).count() == 1
+
+
+def test_a_new_employer_retires_the_duties_stated_for_the_old_one(alice, t0):
+    from consolidation.models import Snapshot
+
+    _entry(alice, "company", "Acme Bank", t0)
+    _entry(alice, "responsibility", "the banking client's mobile app", t0)
+    _entry(alice, "responsibility", "release testing", t0)
+    _entry(alice, "skill:python", "Python", t0)
+    first = consolidation_run(user_id=alice.pk, now=t0).snapshot_version
+    later = t0 + dt.timedelta(days=60)
+    _entry(alice, "company", "Freshline Foods", later)
+    _entry(alice, "responsibility", "test automation", later)  # said in the same message: kept
+    res = consolidation_run(user_id=alice.pk, now=later)
+    assert res.status == "done"  # two duties closed together are a change, not a loss to hold
+    current = dict(MemoryItem.objects.current().filter(user=alice).values_list("value", "key"))
+    assert set(current) == {"Freshline Foods", "test automation", "Python"}
+    old = Snapshot.objects.get(user=alice, version=first)
+    assert "banking client" not in old.memory_md and "release testing" not in old.memory_md
+
+
+def test_the_same_employer_again_keeps_the_duties(alice, t0):
+    _entry(alice, "company", "Acme Bank", t0)
+    _entry(alice, "responsibility", "release testing", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    _entry(alice, "company", "Acme Bank", t0 + dt.timedelta(days=5))
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=5))
+    assert MemoryItem.objects.current().filter(user=alice, key="responsibility").exists()
