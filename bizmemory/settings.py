@@ -10,6 +10,7 @@ or an unknown scheme stops start-up with a message that names ``DATABASE_URL``.
 """
 
 import os
+import zoneinfo
 from pathlib import Path
 
 import environ
@@ -147,7 +148,12 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]  # our translations (compiled .mo files are committed)
-TIME_ZONE = "UTC"
+# The zone pages show times in (each time is printed with its zone name); storage is always UTC.
+TIME_ZONE = env.str("TIME_ZONE", default="UTC")
+try:
+    zoneinfo.ZoneInfo(TIME_ZONE)
+except (zoneinfo.ZoneInfoNotFoundError, ValueError) as _exc:
+    raise ImproperlyConfigured(f"TIME_ZONE has an invalid value: {TIME_ZONE!r} is not an IANA time zone") from _exc
 USE_I18N = True
 USE_TZ = True
 

@@ -19,6 +19,7 @@ KEY = "V6c4ZVdRSWRsS0lPcU5RMndxUjhpWmpzb0dQQ1E0Zm8="
         ("BIZMEMORY_SEARCH_MIN_SIMILARITY", "5"),
         ("BIZMEMORY_SEARCH_DECAY_FLOOR", "1.5"),
         ("Q_WORKERS", "zero"),
+        ("TIME_ZONE", "Mars/Olympus_Mons"),
         ("BIZMEMORY_CONTEXT_DEFAULT_TOKENS", "abc"),
         ("BIZMEMORY_SNAPSHOTS_KEEP", "1"),
         ("BIZMEMORY_QUARANTINE_RETENTION_DAYS", "0"),

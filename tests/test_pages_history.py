@@ -77,3 +77,11 @@ def test_malformed_versions_are_400(alice, client):
 def test_anonymous_is_sent_to_login(db):
     resp = Client().get("/memory/history/", {"old": 1, "new": 2})
     assert resp.status_code == 302 and resp["Location"].startswith("/accounts/login/")
+
+
+def test_times_are_shown_with_their_zone_in_the_configured_time_zone(alice, t0, client, settings):
+    _two_versions(alice, t0)  # version 1 at t0 = 2026-03-02 09:00 UTC
+    client.force_login(alice)
+    assert "2026-03-02 09:00 UTC" in client.get("/memory/history/").content.decode()
+    settings.TIME_ZONE = "Asia/Shanghai"
+    assert "2026-03-02 17:00 CST" in client.get("/memory/history/").content.decode()
