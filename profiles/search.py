@@ -17,8 +17,8 @@ fused by reciprocal rank fusion (Cormack et al. 2009, k = 60):
   index (``LexicalPosting``: one row per chunk and term with its count, written with the
   chunk, deleted with it; the chunk's term count in ``MemoryVector.terms_count``). A query
   reads only the postings of its own terms plus one ``COUNT``/``SUM`` over the user's
-  chunks (N, average length); the scores equal BM25 over the whole corpus (``_bm25``,
-  kept as the reference). Chunks written before the index existed (``terms_count`` NULL)
+  chunks (N, average length); the scores equal BM25 over the whole corpus (the
+  in-memory reference in ``tests/test_search.py`` checks it). Chunks written before the index existed (``terms_count`` NULL)
   get their postings on the user's next search;
 - vector: cosine similarity of embeddings (``profiles.embeddings``), hits under
   the similarity threshold dropped. PostgreSQL ranks with pgvector in SQL;
@@ -102,28 +102,6 @@ def lexical_terms(text: str, *, query: bool = False) -> list[str]:
         elif run not in _STOP:
             out.append(run[:-1] if len(run) > 3 and run.endswith("s") and not run.endswith("ss") else run)
     return out
-
-
-def _bm25(query_terms: list[str], docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
-    """Reference BM25 over an in-memory corpus: ``docs`` is a list of term lists, returns a float64
-    array of one score per doc (0 without a query term). Search uses the inverted index
-    (:func:`_bm25_index`); this is the definition it must equal (tests compare the two)."""
-    n = len(docs)
-    scores = np.zeros(n, dtype=np.float64)
-    if not n or not query_terms:
-        return scores
-    avgdl = sum(len(d) for d in docs) / n or 1.0
-    counts = [Counter(d) for d in docs]
-    for term in set(query_terms):
-        df = sum(1 for c in counts if term in c)
-        if not df:
-            continue
-        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-        for i, c in enumerate(counts):
-            tf = c.get(term, 0)
-            if tf:
-                scores[i] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(docs[i]) / avgdl))
-    return scores
 
 
 # --------------------------------------------------------------------------
@@ -417,7 +395,7 @@ def _bm25_index(
     """BM25 of ``user_id``'s ``source`` chunks (dated ``since`` or later) for ``query_terms``, from the index.
 
     Reads the postings of the query terms only, and N / total length with one aggregate.
-    Returns ``(N, {vector id: score > 0})``: the same scores as :func:`_bm25` over all those
+    Returns ``(N, {vector id: score > 0})``: the same scores as in-memory BM25 over all those
     chunks' :func:`lexical_terms` (df per term within them, average length over them).
     Fills ``meta`` (when given) with each scored chunk's ``(item_id, message_id, kind, date)``.
     Chunks without postings get them first (:func:`_postings_backfill`, a write).

@@ -69,11 +69,22 @@ def memory_access_reason(*, user, agent_slug: str, temporary: bool = False) -> s
     ``expert_off`` (the user switched this expert off). Two queries at most.
     """
     ms = MemorySettings.objects.filter(user=user).values_list("memory_enabled", flat=True).first()
-    if ms is False:
+    return _access_reason(
+        memory_enabled=ms, temporary=temporary,
+        expert_off=lambda: ExpertSetting.objects.filter(user=user, agent__slug=agent_slug, memory_enabled=False).exists(),
+    )
+
+
+def _access_reason(*, memory_enabled, temporary: bool, expert_off) -> str | None:
+    """The switch precedence shared by :func:`memory_access_reason` and the context hot path:
+    the global switch, then a temporary session, then the expert's switch. ``memory_enabled`` is
+    the stored flag (None when the user has no settings row: on); ``expert_off`` a bool or a
+    callable giving it (so the ORM path only queries when needed)."""
+    if memory_enabled is not None and not memory_enabled:
         return "memory_off"
     if temporary:
         return "temporary_session"
-    if ExpertSetting.objects.filter(user=user, agent__slug=agent_slug, memory_enabled=False).exists():
+    if expert_off() if callable(expert_off) else expert_off:
         return "expert_off"
     return None
 
@@ -275,12 +286,9 @@ def _context_gate(user, agent_slug: str, temporary: bool) -> tuple[str | None, t
     with connection.cursor() as cur:
         cur.execute(_gate_sql(connection.vendor), [user.pk, user.pk, agent_slug, False, user.pk, user.pk])
         enabled, expert_off, version, pack_version, lang, sections = cur.fetchone()
-    if enabled is not None and not enabled:
-        return "memory_off", None
-    if temporary:
-        return "temporary_session", None
-    if expert_off:
-        return "expert_off", None
+    reason = _access_reason(memory_enabled=enabled, temporary=temporary, expert_off=bool(expert_off))
+    if reason:
+        return reason, None
     if pack_version is None or pack_version != (version or 0):
         return None, None
     if isinstance(sections, (str, bytes)):  # SQLite and MariaDB hand JSON back as text

@@ -1,7 +1,10 @@
 """profiles.search: the index services and the memory_search selector (hybrid, decay, scopes, isolation)."""
 
 import datetime as dt
+import math
+from collections import Counter
 
+import numpy as np
 import pytest
 
 from consolidation.consolidate import memory_document_refresh
@@ -198,14 +201,34 @@ def _random_text(rng) -> str:
     return "，".join(parts)
 
 
-def _reference_scores(user, source, query, since=None) -> dict[int, float]:
-    from profiles.search import _bm25
+def _reference_bm25(query_terms: list[str], docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """Reference BM25 (k1 1.2, b 0.75) over an in-memory corpus: ``docs`` is a list of term lists;
+    returns one float64 score per doc (0 without a query term). ``profiles.search`` reads the
+    inverted index instead; this is the definition it must equal."""
+    n = len(docs)
+    scores = np.zeros(n, dtype=np.float64)
+    if not n or not query_terms:
+        return scores
+    avgdl = sum(len(d) for d in docs) / n or 1.0
+    counts = [Counter(d) for d in docs]
+    for term in set(query_terms):
+        df = sum(1 for c in counts if term in c)
+        if not df:
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for i, c in enumerate(counts):
+            tf = c.get(term, 0)
+            if tf:
+                scores[i] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(docs[i]) / avgdl))
+    return scores
 
+
+def _reference_scores(user, source, query, since=None) -> dict[int, float]:
     qs = MemoryVector.objects.filter(user=user, source=source)
     if since is not None:
         qs = qs.filter(date__gte=since)
     rows = list(qs.values_list("id", "text"))
-    scores = _bm25(lexical_terms(query, query=True), [lexical_terms(t) for _, t in rows])
+    scores = _reference_bm25(lexical_terms(query, query=True), [lexical_terms(t) for _, t in rows])
     return {vid: float(s) for (vid, _), s in zip(rows, scores) if s > 0}
 
 
