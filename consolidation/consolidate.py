@@ -13,6 +13,8 @@ Merge rules (one current value per ``(kind, policy.merge_key)``):
 
 * the same value again (case/space-insensitive) is the same item: only ``confirmed_at``
   and its sources are refreshed; a fact keeps the date it was first given;
+* dated facts (registry merge ``event``) stand side by side: a different value for the key is a
+  new event, only a near-duplicate replaces;
 * a different value for the key replaces it (latest wins): the old item keeps its
   ``valid_until`` (history kept, not served) and, for facts, its ``fact_date``;
   preferences merge by topic (``pref:<topic>[:<sub>]``), facts by
@@ -64,6 +66,7 @@ from django.utils import timezone
 
 from audit.services import audit_record
 from profiles.models import MemoryItem, MemorySettings
+from profiles.taxonomy import CONFIRM_NAMES, key_spec
 
 from .models import (
     ConfirmationRequest, ConfirmationStatus, ConsolidationProposal, JournalEntry, JournalStatus, ProposalStatus,
@@ -81,7 +84,7 @@ __all__ = [
     "near_duplicate",
 ]
 
-CONFIRM_KEYS = frozenset({"city", "role", "company", "department"})
+CONFIRM_KEYS = CONFIRM_NAMES  # the key registry's confirm flag: city, role, company, department
 NEAR_DUP_RATIO = 0.85
 NEAR_DUP_MIN_CHARS = 4
 LOSS_GUARD_MIN_REMOVALS = 2
@@ -242,6 +245,11 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
             _touch(s, entry)
             return
     replaced = list(same_key)
+    spec = key_spec(kind=entry.kind, key=mkey)
+    if spec is not None and spec.merge == "event":
+        # Dated facts are events: another relocation stands beside the first; only the same event
+        # said again (a near-duplicate value) takes its place.
+        replaced = [s for s in same_key if near_duplicate(s.item.value, entry.value, same_key=True)]
     if not replaced:
         fam = _family(entry.kind, mkey)
         replaced = [

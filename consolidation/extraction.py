@@ -13,6 +13,9 @@ Mechanics (issue "Extraction that remembers the right things"):
   an expert excluded from extraction — no source.
 - **sanitizer**: a user message with any PII or sensitive-word hit yields no
   candidate; its original goes to the quarantine.
+- **candidates** (:mod:`consolidation.extractor.service`): one batch per run — the trained
+  extractor proposes, the rules guard and add where they are precise; injections and unsafe
+  'preferences' are audited (``extraction.injection_ignored``: message id and reason only).
 - **refiner** (optional, :mod:`consolidation.llm_refiner`): when an LLM endpoint is
   configured, the run's rule candidates are kept, dropped or reworded by it before the
   journal write; any refiner failure keeps the rule result (the watermark advances only
@@ -35,13 +38,13 @@ from django.db.models import Q
 from django.utils import timezone
 
 from audit.sanitizer import analyze
-from audit.services import quarantine_file, sensitive_words_active
+from audit.services import audit_record, quarantine_file, sensitive_words_active
 from profiles.models import MemorySettings
 from profiles.services import expert_flags, memory_settings_get
 
 from types import SimpleNamespace
 
-from . import extraction_rules
+from .extractor.service import candidates_extract
 from .llm_refiner import candidates_refine, refiner_enabled
 from .journal import journal_append
 from .models import Message, MessageRole, Session, SessionKind
@@ -174,6 +177,8 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
             upto = min(unanswered) - 1
     accepted: list[tuple[Message, list]] = []
     blocked: list[tuple[Message, list]] = []
+    readable: list[Message] = []
+    vetoed: list[tuple[Message, str]] = []
     # Which processed turns may feed memory and past-conversation search (Message.memory_source).
     source: dict[int, bool] = {m.pk: False for m in messages if m.pk <= upto}
     if not no_source:
@@ -191,13 +196,17 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
             if hits:
                 blocked.append((m, hits))
                 continue
-            if extraction_rules.detect_injection(m.content):
-                log.info("injection ignored in message %s", m.pk)
+            readable.append(m)
+        # One candidate-generation batch for the whole run (the model encodes all turns at once).
+        for m, found in zip(readable, candidates_extract([(m.content, m.created_at) for m in readable])):
+            if found.veto:
+                # Injections and unsafe 'preferences' are audited, never memory (issue 13).
+                log.info("message %s not read: %s", m.pk, found.veto)
+                vetoed.append((m, found.veto))
                 continue
             source[m.pk] = True
-            candidates = extraction_rules.extract_candidates(m.content, at=m.created_at)
-            if candidates:
-                accepted.append((m, candidates))
+            if found.candidates:
+                accepted.append((m, found.candidates))
     if accepted and refiner_enabled():
         accepted, result.refiner = _refine(accepted, messages)
     with transaction.atomic():
@@ -218,6 +227,10 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
                 user_id=session.user_id, session_id=session.pk, candidates=candidates,
                 source_message_ids=[m.pk], observed_at=m.created_at, now=now,
             ))
+        for m, code in vetoed:
+            if code in ("injection", "unsafe_preference"):
+                audit_record(action="extraction.injection_ignored", subject_user_id=session.user_id,
+                             target_type="message", target_id=str(m.pk), details={"reason": code})
         for m, hits in blocked:
             quarantine_file(user=session.user, session=session, message_ids=[m.pk], original=m.content, hits=hits, now=now)
         if not no_source:

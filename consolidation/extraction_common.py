@@ -10,6 +10,8 @@ import datetime as _dt
 import re
 from dataclasses import dataclass
 
+from profiles.taxonomy import key_label
+
 from . import extraction_lexicon as L
 
 
@@ -28,6 +30,7 @@ class Candidate:
     fact_date: _dt.date | None = None
     operation: str = "set"
     precision: str | None = None  # "year" / "month" for facts: how precisely fact_date is known
+    stage: str = ""  # what produced it: "rule:<rules version>" or "model:<model version>:<score>"
 
 
 # --------------------------------------------------------------------------- helpers
@@ -113,45 +116,19 @@ def _strip_discourse(c: str, rx) -> str:
 
 
 # --------------------------------------------------------------------------- labels & rendering
-_LABELS = {
-    "role": ("职位", "Role"), "department": ("部门", "Department"), "city": ("城市", "City"),
-    "industry": ("行业", "Industry"), "company": ("公司", "Company"), "education": ("教育背景", "Education"),
-    "seniority": ("职级", "Seniority"), "responsibility": ("负责", "Responsibility"), "skill": ("技能", "Skill"),
-}
-_PREF_LABELS = {
-    "answer_length": ("回答长度", "answer length"), "format": ("格式", "format"), "structure": ("结构", "structure"),
-    "language": ("语言", "language"), "tone": ("语气", "tone"), "units": ("单位", "units"), "currency": ("货币", "currency"),
-    "rounding": ("取整", "rounding"), "tool": ("工具", "tool"), "code_language": ("编程语言", "code language"),
-    "code_completeness": ("代码完整性", "code completeness"), "code_comments": ("代码注释", "code comments"),
-    "citation": ("引用", "citations"), "terminology": ("术语", "terminology"), "diet": ("饮食", "diet"),
-    "drink": ("饮品", "drink"), "transport": ("出行", "transport"), "schedule": ("作息", "schedule"),
-    "spelling": ("拼写", "spelling"), "punctuation": ("标点", "punctuation"), "emoji": ("表情符号", "emoji"),
-    "filler": ("客套与免责声明", "filler"), "date_format": ("日期格式", "date format"), "number_format": ("数字写法", "number format"),
-    "hobby": ("爱好", "hobby"), "sort_order": ("排序", "sort order"), "grouping": ("分组", "grouping"),
-    "visual_style": ("风格", "style"), "content": ("内容", "content"),
-}
-_FACT_LABELS = {"school": ("就学", "schooling"), "birth": ("生育", "birth"), "marriage": ("婚姻", "marriage"),
-                "relocation": ("迁居", "relocation"), "graduation": ("毕业", "graduation"), "job_change": ("工作变动", "job change"),
-                "certificate": ("证书与考试", "certificate")}
-
-
 def _render(kind: str, key: str, value: str, lang: str, fact_date=None, prec=None, operation="set") -> str:
     zh = lang == "zh"
-    if kind == "profile":
-        base = key.split(":", 1)[0]
-        label = _LABELS.get(base, (base, base))[0 if zh else 1]
-    elif kind == "preference":
+    label = key_label(kind=kind, key=key, lang=lang)  # the key registry's label (profiles.taxonomy)
+    if kind == "preference":
         parts = key.split(":")
         topic = parts[1] if len(parts) > 1 else key
-        label = _PREF_LABELS.get(topic, (topic, topic))[0 if zh else 1]
         if topic == "terminology" and len(parts) > 2:
             label += ("「%s」" % parts[2]) if zh else (' "%s"' % parts[2])
         elif topic == "tool" and len(parts) > 2:
             label += ("（%s）" % parts[2]) if zh else (" (%s)" % parts[2])
         label = ("偏好·" if zh else "Preference · ") + label
-    else:
-        topic = key.split(":")[1] if ":" in key else key
-        label = ("事实·" if zh else "Fact · ") + _FACT_LABELS.get(topic, (topic, topic))[0 if zh else 1]
+    elif kind == "fact":
+        label = ("事实·" if zh else "Fact · ") + label
     if operation == "retract":
         label = ("不再·" if zh else "No longer · ") + label
     text = f"{label}：{value}" if zh else f"{label}: {value}"

@@ -33,6 +33,7 @@ def journal_append(
             operation=cand.operation,
             source_message_ids=list(source_message_ids),
             fact_date=cand.fact_date,
+            stage=(getattr(cand, "stage", "") or "")[:64],
             observed_at=observed_at,
             tokens=count_tokens(cand.text),
             created_at=now,

@@ -29,6 +29,8 @@ from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from profiles.taxonomy import key_spec
+
 from .extraction_common import Candidate, candidate_reword
 
 log = logging.getLogger("bizmemory.llm_refiner")
@@ -110,14 +112,10 @@ def refiner_enabled() -> bool:
     return bool(cfg.get("LLM_BASE_URL") and cfg.get("LLM_MODEL"))
 
 
-_KEY_PREFIX = {"preference": "pref:", "fact": "fact:"}
-_PROFILE_KEYS = {"role", "city", "department", "industry", "company", "education", "seniority", "responsibility"}
-
-
 def _key_fits(kind: str, key: str) -> bool:
-    if kind == "profile":
-        return key in _PROFILE_KEYS or (key.startswith("skill:") and len(key) > 6)
-    return key.startswith(_KEY_PREFIX[kind]) and len(key) > len(_KEY_PREFIX[kind])
+    # The key registry decides (profiles.taxonomy); a ``set`` key must name its value ("skill:python").
+    spec = key_spec(kind=kind, key=key)
+    return spec is not None and (spec.merge != "set" or key.rstrip(":") != spec.prefix)
 
 
 def _payload(items: list) -> tuple[list[dict], dict[int, tuple[int, int]]]:

@@ -91,6 +91,8 @@ class JournalEntry(models.Model):
     operation = models.CharField(max_length=16, default="set")  # "set" | "retract"
     source_message_ids = models.JSONField(default=list, blank=True)
     fact_date = models.DateField(null=True, blank=True)
+    # What produced the candidate: "rule:<rules version>" or "model:<model version>:<score>".
+    stage = models.CharField(max_length=64, blank=True, default="")
     observed_at = models.DateTimeField()
     tokens = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=16, choices=JournalStatus.choices, default=JournalStatus.PENDING)

@@ -22,11 +22,11 @@ import re
 
 import importlib
 
-# Key families allowed for profile items (the part before the first ':').
-PROFILE_KEY_FAMILIES = frozenset({
-    "role", "department", "city", "industry", "company", "education", "seniority", "responsibility", "skill",
-})
-KINDS = frozenset({"profile", "preference", "fact"})
+from profiles.taxonomy import KINDS as TAXONOMY_KINDS, REGISTRY, key_spec
+
+# Key families allowed for profile items (the part before the first ':'): the key registry's.
+PROFILE_KEY_FAMILIES = frozenset(s.name for s in REGISTRY if s.kind == "profile")
+KINDS = frozenset(TAXONOMY_KINDS)
 
 
 
@@ -113,13 +113,8 @@ def item_policy_violation(*, kind: str, key: str, value: str, text: str = "") ->
     value, text = value or "", text or ""
     if kind not in KINDS:
         return "kind"
-    family = key_family(kind=kind, key=key)
-    if kind == "profile" and family not in PROFILE_KEY_FAMILIES:
-        return "key_family"
-    if kind == "preference" and family != "pref":
-        return "key_family"
-    if kind == "fact" and family != "fact":
-        return "key_family"
+    if key_spec(kind=kind, key=merge_key(kind=kind, key=key)) is None:
+        return "key_family"  # not in the key registry (profiles.taxonomy)
     both = f"{value}\n{text}"
     if _detect_injection(both):
         return "injection"

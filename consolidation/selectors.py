@@ -9,24 +9,19 @@ from __future__ import annotations
 
 from profiles.models import MemoryDocument
 from profiles.rendering import detect_language
+from profiles.taxonomy import key_label
 
 from .models import ConfirmationRequest, ConfirmationStatus, ConsolidationProposal, ProposalStatus, Snapshot
 
-_LABELS = {
-    "city": ("城市", "City"),
-    "role": ("职位", "Role"),
-    "company": ("公司", "Company"),
-    "department": ("部门", "Department"),
-}
 
 
 def confirmation_line(*, key: str, old_value: str, new_value: str, lang: str) -> str:
     """One ready-to-render line: ``城市：之前是北京，现在是深圳——请确认？`` (zh) or
     ``City: earlier Beijing, now Shenzhen — confirm?`` (en)."""
-    zh_label, en_label = _LABELS.get(key.split(":", 1)[0], (key, key))
+    label = key_label(kind="profile", key=key, lang=lang)
     if lang == "zh":
-        return f"{zh_label}：之前是{old_value}，现在是{new_value}——请确认？"
-    return f"{en_label}: earlier {old_value}, now {new_value} — confirm?"
+        return f"{label}：之前是{old_value}，现在是{new_value}——请确认？"
+    return f"{label}: earlier {old_value}, now {new_value} — confirm?"
 
 
 def _user_language(user, values: list[str]) -> str:

@@ -43,8 +43,8 @@ def _memory(user):
         _item(user, "profile", "city", "我住在上海浦东"),
         _item(user, "profile", "role", "我是一名数据工程师"),
         _item(user, "preference", "answer_style", "我喜欢简短的回答"),
-        _item(user, "fact", "allergy", "我对花生过敏", days_ago=30),
-        _item(user, "fact", "trip", "我下个月去东京出差", days_ago=2),
+        _item(user, "fact", "certificate", "我对花生过敏", days_ago=30),
+        _item(user, "fact", "relocation", "我下个月去东京出差", days_ago=2),
     ]
 
 

@@ -1,0 +1,230 @@
+"""Candidate generation for a batch of user turns: the trained model proposes, rules guard.
+
+:func:`candidates_extract` is what extraction calls. Per turn:
+
+1. **message vetoes** (:func:`consolidation.extractor.vetoes.message_veto`): injections, unsafe
+   'preferences', the product's own memory pasted back → no candidate, and the reason is returned
+   so the caller can audit it;
+2. **rules** (:func:`consolidation.extraction_rules.extract_candidates`): precise where they fire
+   (dates, retractions, superseding); their candidates pass the quoted-text and knowledge-talk vetoes;
+3. **model** (:mod:`consolidation.extractor.model`): spans the rules did not produce, each through
+   the span vetoes, with the value as said ("oolong tea"), the registry's stored key, a retraction
+   when the sub-clause negates it, and a resolved date for facts (a fact needs a time anchor).
+
+Every candidate records its ``stage``: ``rule:<rules version>`` or ``model:<model version>:<score>``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import logging
+import re
+import threading
+from dataclasses import dataclass, field
+
+from profiles.taxonomy import spec_for_label, stored_key
+
+from .. import extraction_lexicon as L
+from ..extraction_common import Candidate, _cand, _lang_of
+from ..extraction_en import _resolve_date_en
+from ..extraction_rules import RULES_VERSION, extract_candidates
+from ..extraction_zh import _resolve_date_zh
+from . import model as M
+from .text import Span, sentences
+from .vetoes import is_retraction, message_veto, quoted_regions, span_veto
+
+log = logging.getLogger("bizmemory.extraction")
+
+_lock = threading.Lock()
+_STOP_VALUES = re.compile(r"^(?:我|俺|本人|i|me|my|the|a|an|it|this|that|这个|那个|的|是|在|做)$", re.I)
+
+
+@dataclass
+class TurnCandidates:
+    """What :func:`candidates_extract` found in one turn: the ``candidates`` to journal, the
+    message-level ``veto`` code (None when the turn was read), and ``vetoed`` span-level codes."""
+
+    candidates: list = field(default_factory=list)
+    veto: str | None = None
+    vetoed: list = field(default_factory=list)
+    borderline: list = field(default_factory=list)  # [(sentence Span, best label, score)] the model was unsure of
+
+
+def _encoder():
+    # Share the process's USE instance with the search embedder when that is USE (one copy in RAM).
+    from profiles.embeddings import USEEmbedder, get_embedder
+
+    try:
+        emb = get_embedder()
+    except Exception:  # settings not configured (tools run outside Django)
+        emb = None
+    if not isinstance(emb, USEEmbedder):
+        emb = _own_use()
+    return emb.embed
+
+
+@functools.lru_cache(maxsize=1)
+def _own_use():
+    from profiles.embeddings import USEEmbedder
+
+    return USEEmbedder(threads=2)
+
+
+_model: M.Extractor | None = None
+_model_failed = False
+
+
+def extractor_get() -> M.Extractor | None:
+    """The process's trained extractor, loaded once (module cache) from :data:`model.ARTIFACT`;
+    None (rules only, logged once) when the artifact is missing or unreadable."""
+    global _model, _model_failed
+    if _model is None and not _model_failed:
+        with _lock:
+            if _model is None and not _model_failed:
+                try:
+                    _model = M.load(encode=_encoder())
+                except Exception:  # noqa: BLE001 - a broken artifact must not stop extraction
+                    log.exception("trained extractor unavailable; rules only")
+                    _model_failed = True
+    return _model
+
+
+def extractor_reset() -> None:
+    """Forget the loaded model (tests, and after ``train_extractor`` in the same process)."""
+    global _model, _model_failed
+    _model, _model_failed = None, False
+
+
+def _clean_value(v: str) -> str:
+    return re.sub(r"\s+", " ", v).strip(" \t\"'“”‘’「」『』()（）[]【】,，.。:：;；!！?？、~-")
+
+
+def _fact_date(sentence: str, lang: str, at: dt.datetime):
+    return (_resolve_date_zh if lang == "zh" else _resolve_date_en)(sentence, at)
+
+
+def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list[Span], lang: str):
+    """A candidate for one model span, or ``(None, veto_code)``."""
+    spec = spec_for_label(span.label)
+    value = _clean_value(text[span.start:span.end])
+    if not value or len(value) > 60 or _STOP_VALUES.match(value):
+        return None, "bad_value"
+    veto = span_veto(text, span.sentence, span.start, span.end, span.label, quoted=quoted)
+    if veto:
+        return None, veto
+    operation = "set"
+    if spec.kind != "fact" and is_retraction(text, span.sentence, span.start, span.end):
+        operation = "retract"
+    fact_date = prec = None
+    if spec.kind == "fact":
+        found = _fact_date(text[span.sentence.start:span.sentence.end], lang, at)
+        if not found:
+            return None, "undated_fact"
+        fact_date, prec = found
+    sub = ""
+    if spec.kind == "preference" and spec.name == "tool":
+        sub = L.TOOLS.get(value) or ""
+    key = stored_key(spec, value, sub)
+    cand = _cand(spec.kind, key, value, lang, fact_date, prec, operation)
+    return dataclasses.replace(cand, stage=f"model:{M.MODEL_VERSION}:{span.score:.2f}"), None
+
+
+def _covered(cand: Candidate, rules: list[Candidate]) -> bool:
+    """True when a rule candidate already says this (same key, or the same registry key with one
+    value inside the other); for a one-value key any rule value wins."""
+    from profiles.taxonomy import key_name, key_spec
+
+    spec = key_spec(kind=cand.kind, key=cand.key)
+    v = cand.value.casefold()
+    for r in rules:
+        if r.kind != cand.kind or key_name(kind=r.kind, key=r.key) != key_name(kind=cand.kind, key=cand.key):
+            continue
+        if spec is not None and spec.merge == "latest" and r.operation == cand.operation:
+            return True
+        rv = r.value.casefold()
+        if r.key == cand.key or v in rv or rv in v:
+            return True
+    return False
+
+
+def _rule_normalise(cand: Candidate) -> list[Candidate]:
+    """Rule candidates in the registry's key shape: a bare ``set`` key ("pref:hobby" with
+    "hiking; chess") becomes one candidate per value with the value in the key
+    ("pref:hobby:hiking"), so each value can be retracted alone; a fact's value loses a dangling
+    preposition ("moved to Toronto in" → "moved to Toronto")."""
+    from profiles.taxonomy import key_spec
+
+    spec = key_spec(kind=cand.kind, key=cand.key)
+    if cand.kind == "fact":
+        value = re.sub(r"\s+(?:in|on|at|around|about|since|from|back in)$", "", cand.value, flags=re.I)
+        if value != cand.value:
+            cand = dataclasses.replace(cand, value=value, text=_cand(cand.kind, cand.key, value, cand.lang, cand.fact_date,
+                                                                     cand.precision, cand.operation).text)
+    if spec is None or spec.merge != "set" or cand.key.lower() != spec.prefix:
+        return [cand]
+    out = []
+    for v in re.split(r"\s*[;；，,、]\s*|\s+and\s+|和", cand.value):
+        v = v.strip()
+        if v:
+            c = _cand(cand.kind, stored_key(spec, v), v, cand.lang, cand.fact_date, cand.precision, cand.operation)
+            out.append(dataclasses.replace(c, stage=cand.stage))
+    return out or [cand]
+
+
+def _rule_guard(text: str, cand: Candidate, quoted: list[Span]) -> str | None:
+    pos = text.find(cand.value)
+    if pos < 0:
+        return None
+    if any(q.start <= pos < q.end for q in quoted):
+        return "quoted"
+    sent = next((s for s in sentences(text) if s.start <= pos < s.end), Span(0, len(text)))
+    label = f"{cand.kind}/x"
+    veto = span_veto(text, sent, pos, pos + len(cand.value), label, quoted=quoted)
+    return veto if veto in ("no_first_person", "reported_speech", "third_party") and cand.kind != "preference" else None
+
+
+def candidates_extract(turns: list[tuple[str, dt.datetime]], *, use_model: bool = True) -> list[TurnCandidates]:
+    """Candidates for a batch of user turns.
+
+    Inputs: ``turns`` -- ``[(text, sent_at)]`` (text already passed the sanitizer; ``sent_at``
+    resolves relative dates); ``use_model`` -- False for rules only. Output: one
+    :class:`TurnCandidates` per turn, in order. The model runs once over the whole batch.
+    Never raises for text content; a missing model artifact means rules only.
+    """
+    out = [TurnCandidates() for _ in turns]
+    readable: list[int] = []
+    for i, (text, _at) in enumerate(turns):
+        text = (text or "").strip()
+        veto = message_veto(text) if text else "empty"
+        if veto:
+            out[i].veto = veto
+            continue
+        readable.append(i)
+    ext = extractor_get() if use_model else None
+    unsure: list = []
+    spans = ext.predict([turns[i][0] for i in readable], unsure) if ext is not None and readable else [[] for _ in readable]
+    for mi, sent, label, score in unsure:
+        out[readable[mi]].borderline.append((sent, label, score))
+    for i, found in zip(readable, spans):
+        text, at = turns[i]
+        lang = _lang_of(text)
+        quoted = quoted_regions(text)
+        rules = []
+        for c in extract_candidates(text, at=at, lang=lang):
+            veto = _rule_guard(text, c, quoted)
+            if veto:
+                out[i].vetoed.append(("rule", c.key, veto))
+                continue
+            rules.extend(_rule_normalise(dataclasses.replace(c, stage=f"rule:{RULES_VERSION}")))
+        cands = list(rules)
+        for span in found:
+            cand, veto = _model_candidate(text, span, at, quoted, lang)
+            if cand is None:
+                out[i].vetoed.append(("model", span.label, veto))
+                continue
+            if _covered(cand, cands):
+                continue
+            cands.append(cand)
+        out[i].candidates = cands
+    return out

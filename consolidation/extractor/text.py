@@ -1,0 +1,160 @@
+"""Text handling for the trained extractor: sentences, sub-clauses, tokens, token features.
+
+A user turn is split into **sentences** (the unit the classifier reads, so a clause keeps its
+context: "我是产品经理，想问下报销标准" stays one unit) and each sentence into **sub-clauses** at
+commas (the unit the vetoes judge: the question in "I'm a PM, should I learn SQL?" vetoes only
+its own part). Tokens are single CJK characters and Latin words / numbers, with character offsets,
+so a predicted span maps back to the user's exact words. jieba supplies word boundaries for CJK
+tokens as CRF features (Rasa's ``JiebaTokenizer`` + ``CRFEntityExtractor`` shape).
+Pure Python + jieba; no Django.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+_CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(
+    rf"[{_CJK_CHAR}]|[A-Za-z][A-Za-z0-9+#&'’.\-]*[A-Za-z0-9+#]|[A-Za-z]|\d+(?:[.,:]\d+)*|[^\s{_CJK_CHAR}A-Za-z0-9]"
+)
+# Sentence ends: CJK/Latin terminal punctuation, new lines; in CJK text a space between two CJK
+# characters also ends a clause (voice-input style "俺是做用户增长的 在一家电商公司").
+_SENT_END = re.compile(rf"[。！？!?；;…\n]+|(?<=[a-z0-9)\]\"'”])\.(?=\s+|$)|(?<=[{_CJK_CHAR}])\s+(?=[{_CJK_CHAR}])")
+_SUB_END = re.compile(r"[，,、：:]|(?:\s+-\s+)|\s+(?:but|and then|so|because|though)\s+", re.I)
+_CJK_RE = re.compile(rf"[{_CJK_CHAR}]")
+
+
+@dataclass(frozen=True)
+class Span:
+    """A character range ``[start, end)`` of the message."""
+
+    start: int
+    end: int
+
+
+def sentences(text: str) -> list[Span]:
+    """Split ``text`` into sentence spans (character offsets into ``text``), dropping empty ones.
+    Input: one user message (str). Output: list of :class:`Span` in order. Never raises."""
+    out, pos = [], 0
+    for m in _SENT_END.finditer(text):
+        _add(out, text, pos, m.end())
+        pos = m.end()
+    _add(out, text, pos, len(text))
+    return out
+
+
+def sub_clauses(text: str, span: Span) -> list[Span]:
+    """Split one sentence ``span`` of ``text`` at commas / colons / clause conjunctions."""
+    out, pos = [], span.start
+    for m in _SUB_END.finditer(text, span.start, span.end):
+        _add(out, text, pos, m.end())
+        pos = m.end()
+    _add(out, text, pos, span.end)
+    return out or [span]
+
+
+def _add(out: list, text: str, a: int, b: int) -> None:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    if b > a:
+        out.append(Span(a, b))
+
+
+def tokens(text: str, span: Span | None = None) -> list[tuple[str, int, int]]:
+    """Tokens of ``text`` (or of ``span`` within it) as ``(token, start, end)`` with offsets into
+    ``text``: one token per CJK character, per Latin word (``C++``, ``Node.js``), per number,
+    per punctuation mark."""
+    a, b = (span.start, span.end) if span else (0, len(text))
+    return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text, a, b)]
+
+
+def is_cjk(s: str) -> bool:
+    """True when ``s`` holds at least one CJK character."""
+    return bool(_CJK_RE.search(s))
+
+
+_jieba = None
+
+
+def _jieba_cut(s: str) -> list[str]:
+    global _jieba
+    if _jieba is None:
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+        _jieba = jieba
+    return list(_jieba.cut(s, HMM=True))
+
+
+def jieba_positions(text: str, span: Span) -> dict[int, tuple[str, str]]:
+    """For each CJK character offset in ``span``: ``(word, position)`` where ``word`` is the jieba
+    word holding it and ``position`` is B/M/E/S (begin, middle, end, single)."""
+    out: dict[int, tuple[str, str]] = {}
+    s = text[span.start:span.end]
+    if not is_cjk(s):
+        return out
+    pos = span.start
+    for w in _jieba_cut(s):
+        n = len(w)
+        for i in range(n):
+            out[pos + i] = (w, "S" if n == 1 else "B" if i == 0 else "E" if i == n - 1 else "M")
+        pos += n
+    return out
+
+
+def _shape(t: str) -> str:
+    if is_cjk(t):
+        return "C"
+    if t.isdigit():
+        return "d4" if len(t) == 4 else "d"
+    if t[:1].isupper():
+        return "A" if t.isupper() else "Aa"
+    if t[:1].isalpha():
+        return "a"
+    return "p"
+
+
+FIRST_PERSON = re.compile(r"我|俺|咱|本人|(?<![A-Za-z])(?:I|I'm|I’m|I've|I'd|me|my|mine|myself|im|ive)(?![A-Za-z])")
+
+
+def token_features(text: str, span: Span, toks: list[tuple[str, int, int]], labels=()) -> list[list[str]]:
+    """CRF features per token of one sentence: the token and its shape, Latin affixes, the jieba
+    word and position of CJK characters, neighbours ±2, bigrams, whether the sentence speaks in
+    the first person, and the sentence's registry ``labels`` (gold in training, the classifier's
+    in prediction: the tagger places values of the kinds the classifier found). Output: one list
+    of string features per token (python-crfsuite's format)."""
+    jp = jieba_positions(text, span)
+    first = "fp" if FIRST_PERSON.search(text[span.start:span.end]) else "nofp"
+    low = [t.lower() for t, _, _ in toks]
+    feats = []
+    n = len(toks)
+    lab = ["L=" + lb for lb in sorted(labels)]
+    for i, (t, a, _b) in enumerate(toks):
+        w = low[i]
+        f = ["b", "w=" + w, "sh=" + _shape(t), first, *lab]
+        if not is_cjk(t) and len(w) > 2:
+            f += ["p3=" + w[:3], "s3=" + w[-3:], "s2=" + w[-2:]]
+        if a in jp:
+            word, pos = jp[a]
+            f += ["jw=" + word, "jp=" + pos, "jwp=" + word + "|" + pos]
+        for d in (-2, -1, 1, 2):
+            j = i + d
+            f.append(f"w{d}=" + (low[j] if 0 <= j < n else ("BOS" if j < 0 else "EOS")))
+        f.append("bg-=" + (low[i - 1] if i else "BOS") + "|" + w)
+        f.append("bg+=" + w + "|" + (low[i + 1] if i + 1 < n else "EOS"))
+        if i == 0:
+            f.append("BOS")
+        if i == n - 1:
+            f.append("EOS")
+        feats.append(f)
+    return feats
+
+# A sub-clause that says a value no longer holds ("我现在不喝咖啡了", "I now hate hiking").
+RETRACT_CUE = re.compile(
+    r"不再|再也不|已经不|不怎么|不太|没再|戒了|不[喝吃用做干住待在]\w{0,6}了|不是\w{0,8}了|退出了|离开了|辞了|换掉了|不喜欢了|讨厌|受不了"
+    r"|\bno longer\b|\bnot anymore\b|\bany ?more\b|\bquit\b|\bstopped\b|\bgave up\b|\bnow hate\b|\bhate\b|\bcan'?t stand\b|\bdon'?t (?:like|use|drink|eat|live|work)\b",
+    re.I,
+)
