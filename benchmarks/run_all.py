@@ -67,6 +67,7 @@ STEPS = [
     Step("throughput", "throughput", ["throughput.py"], quick=["--quick"]),
     Step("consolidation_throughput", "throughput", ["consolidation_throughput.py", "--runs", "1"], full=["--runs", "3"]),
     Step("extraction_throughput", "throughput", ["extraction_throughput.py"]),
+    Step("extractor_speed", "throughput", ["extractor_speed.py"]),
     Step("sanitizer_latency", "throughput", ["sanitizer_latency.py"]),
     Step("memory_rss", "memory", ["memory_rss.py"], quick=["--quick"]),
 ]

@@ -115,6 +115,7 @@ REGISTRY: tuple[KeySpec, ...] = (
     _f("school", "就学", "schooling"),
     _f("award", "获奖", "award"),
     _f("home", "置业", "home"),
+    KeySpec("fact", "pet", "宠物", "pet", "set", False, False),  # undated, several coexist
 )
 
 _BY_KIND_NAME = {(s.kind, s.name): s for s in REGISTRY}

@@ -30,7 +30,7 @@ def _remember(user, t0, *pairs):
 
 
 def test_it_deletes_the_entry_everywhere_at_once(alice, t0, client):
-    items = _remember(alice, t0, ("pet", "一只叫豆豆的狗"), ("hobby", "周末爬山"))
+    items = _remember(alice, t0, ("pet", "一只叫豆豆的狗"), ("relocation", "搬到杭州"))
     dog = items["pet"]
     assert MemoryVector.objects.filter(item=dog).exists()
     client.force_login(alice)
@@ -38,7 +38,7 @@ def test_it_deletes_the_entry_everywhere_at_once(alice, t0, client):
     assert resp.status_code == 302 and resp["Location"] == "/memory/"
     assert not MemoryItem.objects.filter(pk=dog.pk).exists()
     assert "豆豆" not in MemoryDocument.objects.get(user=alice).markdown
-    assert "周末爬山" in MemoryDocument.objects.get(user=alice).markdown
+    assert "搬到杭州" in MemoryDocument.objects.get(user=alice).markdown
     assert not MemoryVector.objects.filter(user=alice, text__contains="豆豆").exists()
     assert "豆豆" not in memory_context(user=alice, agent_slug="main", budget=500).text
     assert "豆豆" not in snapshot_create(user_id=alice.pk, reason=SnapshotReason.MANUAL).memory_md
@@ -100,7 +100,7 @@ def test_it_needs_a_csrf_token(alice, t0):
 def test_a_delete_saves_a_version_of_its_own(alice, t0, client):
     from consolidation.models import Snapshot
 
-    item = _remember(alice, t0, ("pet", "一只叫豆豆的狗"), ("hobby", "周末爬山"))["pet"]
+    item = _remember(alice, t0, ("pet", "一只叫豆豆的狗"), ("relocation", "搬到杭州"))["pet"]
     before = Snapshot.objects.filter(user=alice).count()
     client.force_login(alice)
     assert client.post(f"/memory/items/{item.pk}/delete").status_code == 302

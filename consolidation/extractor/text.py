@@ -117,7 +117,7 @@ def _shape(t: str) -> str:
     return "p"
 
 
-FIRST_PERSON = re.compile(r"我|俺|咱|本人|(?<![A-Za-z])(?:I|I'm|I’m|I've|I'd|me|my|mine|myself|im|ive)(?![A-Za-z])")
+FIRST_PERSON = re.compile(r"我|俺|咱|本人|(?<![A-Za-z])(?:I|(?i:i'm|i’m|i've|i’ve|i'd|i’d|i'll|me|my|mine|myself|im|ive|we|our|us))(?![A-Za-z])")
 
 
 def token_features(text: str, span: Span, toks: list[tuple[str, int, int]], labels=()) -> list[list[str]]:
