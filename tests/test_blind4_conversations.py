@@ -1,0 +1,52 @@
+"""Blind set 4 (34 conversations, written blind for issue 13) and the knowledge chats (40
+conversations about third parties only), replayed through the whole pipeline and scored with the
+shared ``score.py``.
+
+Blind 4's first, untouched run (commit 2c7bba4, trained extractor 2026.12-m1): recall=0.702
+kind_acc=0.669 pollution=0.017, no leaks. The floors below are a regression report on a set that
+is now known, not a measure of generalisation: leaks must stay 0 (policy); recall and pollution
+may not fall back to what rules alone gave on the same set (recall 0.483).
+The knowledge chats: at most 3% of them may end with any stored item (issue 13).
+"""
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from .test_heldout_conversations import WORDS, _figures, _load_scorer
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _replay(path, settings):
+    if WORDS.is_file():
+        settings.BIZMEMORY = dict(settings.BIZMEMORY, SENSITIVE_WORDS_FILE=str(WORDS))
+    call_command("replay", str(path), stdout=StringIO())
+    out = StringIO()
+    call_command("export_memory", "--format", "json", stdout=out)
+    gold = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return gold, json.loads(out.getvalue())
+
+
+def test_blind4_keeps_no_leaks_and_stays_above_the_rules_alone(db, settings):
+    score_mod = _load_scorer()
+    if not WORDS.is_file():
+        pytest.skip(f"shared sensitive-word list not found at {WORDS}")
+    gold, export = _replay(DATA / "blind4_conversations.jsonl", settings)
+    figs, failures = _figures(score_mod, gold, export)
+    report = "\n".join("\t".join(map(str, f)) for f in failures)
+    assert figs["cases"] == 34
+    assert figs["pii_leaks"] == 0 and figs["sensitive_leaks"] == 0 and figs["switch_leaks"] == 0, report
+    assert figs["quarantine_acc"] == 1.0, report
+    assert figs["recall"] >= 0.65, f"{figs}\n{report}"
+    assert figs["pollution"] <= 0.03, f"{figs}\n{report}"
+
+
+def test_knowledge_chats_about_third_parties_store_almost_nothing(db, settings):
+    gold, export = _replay(DATA / "knowledge_chats.jsonl", settings)
+    users = {c["user_id"] for c in gold}
+    with_items = [u for u in users if export["users"].get(u, {}).get("items")]
+    assert len(users) == 40
+    assert len(with_items) <= 0.03 * len(users), {u: export["users"][u]["items"] for u in with_items}
