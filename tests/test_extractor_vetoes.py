@@ -2,7 +2,7 @@
 import pytest
 
 from consolidation.extractor.text import sentences
-from consolidation.extractor.vetoes import is_retraction, message_veto, span_veto
+from consolidation.extractor.vetoes import message_veto, negation, span_veto, value_veto
 
 
 def _veto(text, value, label):
@@ -60,11 +60,39 @@ def test_message_veto(code, vetoed, kept):
     assert message_veto(kept) is None
 
 
-@pytest.mark.parametrize("text,value,retract", [
-    ("我现在不喝咖啡了", "咖啡", True), ("我每天都喝咖啡", "咖啡", False),
-    ("I now hate hiking", "hiking", True), ("I love hiking", "hiking", False),
-    ("I don't live in Berlin anymore", "Berlin", True), ("I live in Berlin", "Berlin", False),
+@pytest.mark.parametrize("text,value,label,expected", [
+    ("我现在不喝咖啡了", "咖啡", "preference/drink", ("retract", "咖啡")),
+    ("我每天都喝咖啡", "咖啡", "preference/drink", ("set", "咖啡")),
+    ("我不喝酒", "酒", "preference/drink", ("set", "不喝酒")),
+    ("I don't eat pork", "pork", "preference/diet", ("set", "don't eat pork")),
+    ("I now hate hiking", "hiking", "preference/hobby", ("retract", "hiking")),
+    ("I love hiking", "hiking", "preference/hobby", ("set", "hiking")),
+    ("not a fan of golf honestly", "golf", "preference/hobby", ("retract", "golf")),
+    ("I don't live in Berlin anymore", "Berlin", "profile/city", ("retract", "Berlin")),
+    ("I live in Berlin", "Berlin", "profile/city", ("set", "Berlin")),
+    ("I'm not a manager, just a dev", "manager", "profile/role", ("veto", "manager")),
+    ("Never use emojis with me", "emojis", "preference/tone", ("set", "emojis")),
 ])
-def test_a_negated_value_is_a_retraction(text, value, retract):
+def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     start = text.index(value)
-    assert is_retraction(text, sentences(text)[0], start, start + len(value)) is retract
+    op, vstart = negation(text, sentences(text)[0], start, start + len(value), label)
+    assert (op, text[vstart:start + len(value)]) == expected
+
+
+@pytest.mark.parametrize("code,vetoed,kept", [
+    ("empty_value", ("Salmon is my favorite food", "favorite food", "preference/diet"), ("Salmon is my favorite food", "Salmon", "preference/diet")),
+    ("empty_value", ("我喜欢这个", "这个", "preference/hobby"), ("我喜欢钓鱼", "钓鱼", "preference/hobby")),
+    ("cut_value", ("I love making jewelry", "making", "preference/hobby"), ("I love making jewelry", "making jewelry", "preference/hobby")),
+    ("short_value", ("俺是行政，在沈阳", "行", "profile/company"), ("我无辣不欢", "辣", "preference/diet")),
+    ("no_answer_cue", ("Don't give up, keep going", "give up", "preference/instruction"), ("Always give me the number first", "number first", "preference/instruction")),
+    ("no_answer_cue", ("那天心情很放松", "放松", "preference/tone"), ("回复我的时候轻松一点", "轻松一点", "preference/tone")),
+    ("no_like_cue", ("The potato fries were cold", "potato fries", "preference/diet"), ("I love potato fries", "potato fries", "preference/diet")),
+    ("no_like_cue", ("火锅店人很多", "火锅", "preference/diet"), ("我平时爱吃火锅", "火锅", "preference/diet")),
+])
+def test_value_veto(code, vetoed, kept):
+    def run(text, value, label):
+        start = text.index(value)
+        return value_veto(text, sentences(text)[0], start, start + len(value), label)
+
+    assert run(*vetoed) == code
+    assert run(*kept) is None

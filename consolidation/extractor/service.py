@@ -32,7 +32,7 @@ from ..extraction_rules import RULES_VERSION, extract_candidates
 from ..extraction_zh import _resolve_date_zh
 from . import model as M
 from .text import Span, sentences
-from .vetoes import is_retraction, message_veto, quoted_regions, span_veto
+from .vetoes import message_veto, negation, quoted_regions, span_veto, value_veto
 
 log = logging.getLogger("bizmemory.extraction")
 
@@ -110,12 +110,16 @@ def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list
     value = _clean_value(text[span.start:span.end])
     if not value or len(value) > 60 or _STOP_VALUES.match(value):
         return None, "bad_value"
-    veto = span_veto(text, span.sentence, span.start, span.end, span.label, quoted=quoted)
+    veto = value_veto(text, span.sentence, span.start, span.end, span.label) or span_veto(
+        text, span.sentence, span.start, span.end, span.label, quoted=quoted)
     if veto:
         return None, veto
     operation = "set"
-    if spec.kind != "fact" and is_retraction(text, span.sentence, span.start, span.end):
-        operation = "retract"
+    if spec.kind != "fact":
+        operation, vstart = negation(text, span.sentence, span.start, span.end, span.label)
+        if operation == "veto":
+            return None, "negated"
+        value = _clean_value(text[vstart:span.end]) if vstart != span.start else value
     fact_date = prec = None
     if spec.kind == "fact":
         found = _fact_date(text[span.sentence.start:span.sentence.end], lang, at)
@@ -137,6 +141,9 @@ def _covered(cand: Candidate, rules: list[Candidate]) -> bool:
 
     spec = key_spec(kind=cand.kind, key=cand.key)
     v = cand.value.casefold()
+    if cand.kind == "preference" and spec is not None and spec.name in ("tool", "code_language") and any(
+            r.value.casefold() == v for r in rules):
+        return True  # "I use Python at work": the rules' skill says it; a tool preference needs a directive
     for r in rules:
         if r.kind != cand.kind or key_name(kind=r.kind, key=r.key) != key_name(kind=cand.kind, key=cand.key):
             continue
@@ -149,7 +156,7 @@ def _covered(cand: Candidate, rules: list[Candidate]) -> bool:
 
 
 def _rule_normalise(cand: Candidate) -> list[Candidate]:
-    """Rule candidates in the registry's key shape: a bare ``set`` key ("pref:hobby" with
+    """Rule candidates in the registry's key shape: a bare hobby key ("pref:hobby" with
     "hiking; chess") becomes one candidate per value with the value in the key
     ("pref:hobby:hiking"), so each value can be retracted alone; a fact's value loses a dangling
     preposition ("moved to Toronto in" → "moved to Toronto")."""
@@ -161,7 +168,9 @@ def _rule_normalise(cand: Candidate) -> list[Candidate]:
         if value != cand.value:
             cand = dataclasses.replace(cand, value=value, text=_cand(cand.kind, cand.key, value, cand.lang, cand.fact_date,
                                                                      cand.precision, cand.operation).text)
-    if spec is None or spec.merge != "set" or cand.key.lower() != spec.prefix:
+    # Hobbies only: the rules' food and drink values are whole habits ("早上只喝茶") that supersede
+    # one another by topic, as they always have; a hobby is one of several and is taken back alone.
+    if spec is None or spec.name != "hobby" or cand.key.lower() != spec.prefix:
         return [cand]
     out = []
     for v in re.split(r"\s*[;；，,、]\s*|\s+and\s+|和", cand.value):

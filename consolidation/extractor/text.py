@@ -152,9 +152,17 @@ def token_features(text: str, span: Span, toks: list[tuple[str, int, int]], labe
         feats.append(f)
     return feats
 
-# A sub-clause that says a value no longer holds ("我现在不喝咖啡了", "I now hate hiking").
+# A sub-clause that says a value no longer holds ("我现在不喝咖啡了", "I now hate hiking"): a change.
 RETRACT_CUE = re.compile(
-    r"不再|再也不|已经不|不怎么|不太|没再|戒了|不[喝吃用做干住待在]\w{0,6}了|不是\w{0,8}了|退出了|离开了|辞了|换掉了|不喜欢了|讨厌|受不了"
-    r"|\bno longer\b|\bnot anymore\b|\bany ?more\b|\bquit\b|\bstopped\b|\bgave up\b|\bnow hate\b|\bhate\b|\bcan'?t stand\b|\bdon'?t (?:like|use|drink|eat|live|work)\b",
+    r"不再|再也不|已经不|不怎么|没再|戒了|不[喝吃用做干住待在玩]\w{0,6}了|不是\w{0,8}了|退出了|离开了|辞了|换掉了|不喜欢了"
+    r"|\bno longer\b|\bnot anymore\b|\bany ?more\b|\bquit\b|\bstopped\b|\bgave up\b|\bnow hate\b|\bditched\b",
+    re.I,
+)
+# A plain negation or dislike ("I don't eat pork", "我不喝酒", "not a fan of golf"): for food and
+# drink it is itself the preference (stored with its negation), for a hobby it takes the value
+# back, for a profile value it says nothing to store.
+NEGATION_CUE = re.compile(
+    r"不(?:太|怎么)?(?:喜欢|爱|吃|喝|玩|碰)|讨厌|受不了|没兴趣|不感兴趣|太辛苦|不能|过敏|不是|并非|没在|不在"
+    r"|\b(?:i'?m not|i am not|not an?|isn'?t|don'?t|do not|doesn'?t|never|not really|not a fan of|not into|dislike|hate|can'?t stand|can'?t get into|allergic)\b",
     re.I,
 )

@@ -14,9 +14,9 @@ import re
 from profiles.taxonomy import REGISTRY
 
 from ..extraction_common import detect_injection
-from ..extraction_en import _EN_EMOTION, _EN_HYPO, _EN_TEMP
-from ..extraction_zh import _ZH_EMOTION, _ZH_HYPO, _ZH_PLAN, _ZH_QWORD, _ZH_TEMP
-from .text import FIRST_PERSON, RETRACT_CUE, Span, sub_clauses
+from ..extraction_en import _EN_EMOTION, _EN_HYPO, _EN_STYLE_CUE, _EN_TEMP
+from ..extraction_zh import _ZH_EMOTION, _ZH_HYPO, _ZH_PLAN, _ZH_PREF_MARK, _ZH_QWORD, _ZH_QWORD_WEAK, _ZH_TEMP
+from .text import FIRST_PERSON, NEGATION_CUE, RETRACT_CUE, Span, sub_clauses
 
 # Preferences that direct an agent to leak or act are injections, whatever their wording: reveal
 # prompts / keys / passwords / other people's data, add links, hide being an AI, ask for secrets.
@@ -56,13 +56,69 @@ _PASTE_CUE = re.compile(
 _QUOTES = re.compile(r"“[^”]{4,}”|\"[^\"]{4,}\"|「[^」]{4,}」|『[^』]{4,}』|‘[^’]{6,}’|(?<![A-Za-z])'[^'\n]{12,}'(?![A-Za-z])")
 
 _EN_QUESTION = re.compile(r"\?\s*$|^\s*(?:should|shall|can|could|would|do|does|did|am|is|are|was|were|will|have|has|how|what|why|which|where|who|when)\b[^.!]*$", re.I)
-_EN_PLAN = re.compile(r"\b(?:planning to|plan to|going to|thinking (?:about|of)|considering|might|maybe|want to|wanna|hope to|hoping to|will try|someday|one day|eventually|until|till|through (?:friday|monday|the end))\b", re.I)
+_EN_PLAN = re.compile(r"\b(?:planning to|plan to|going to|thinking (?:about|of)|considering|might|maybe|want to|wanna|hope to|hoping to|will try|someday|one day|eventually|until|till|through (?:friday|monday|the end)|let'?s|we (?:can|could|should)|shall we|would love to|i'?d love to)\b", re.I)
+_ZH_OFFER = re.compile(r"要去|一起去|咱们去|我们去|去冲|想要|好想|改天")
 _EN_REPORTED = re.compile(r"\b(?:i heard|heard that|apparently|they say|people say|rumou?r|according to|he said|she said|they said|was told)\b", re.I)
 _ZH_REPORTED = re.compile(r"听说|据说|听人说|他说|她说|他们说|传言|网上说|据报道|据悉")
 _THIRD_EN = re.compile(r"\b(?:he|she|they|his|her|their|him|it|its)\b|\bmy\s+(?:wife|husband|partner|boss|manager|colleague|coworker|co-worker|friend|sister|brother|mom|mum|dad|mother|father|son|daughter|kid|kids|team ?mate|client|cousin|uncle|aunt|neighbou?r|girlfriend|boyfriend|roommate|flatmate|lead|teacher|doctor)\b|\bthe\s+(?:film|movie|actor|actress|director|singer|band|author|ceo|founder|company|team|player|show|series|book|album)\b", re.I)
 _THIRD_ZH = re.compile(r"(?<![其])他|她|它|他们|她们|我(?:的)?(?:同事|老板|领导|上司|老婆|老公|妻子|丈夫|爱人|对象|女朋友|男朋友|朋友|爸|妈|父亲|母亲|哥|姐|弟|妹|儿子|女儿|孩子|客户|经理|主管|闺蜜|室友|邻居|表哥|表姐|老师)|该片|这部|那部|这位|那位|这个(?:演员|导演|歌手)|主角|导演|演员|歌手|作者")
+_THIRD_TITLE = re.compile(r"(?:我们|咱们|我的)?(?:组长|领导|老板|经理|主管|总监|老大|同事|同学|师傅|客户|上司)(?=[^，。,]{0,3}(?:休|说|要|让|是|在|去|刚|已经|觉得|很|也))"
+                          r"|(?:my|our)\s+(?:boss|manager|colleague|coworker|lead|client|wife|husband|partner)\b", re.I)
 _FAMILY_EVENT = {"fact/birth", "fact/school", "fact/marriage"}
 _NEG_FACT = re.compile(r"没有?(?:考|拿|通过|搬|结婚|买)|没能|未能|\b(?:didn'?t|did not|never|haven'?t|have not|failed)\b", re.I)
+
+
+# Preferences about the assistant's answers need a cue that they are (a standing instruction, an
+# answer-directed word): chit-chat advice to the other speaker ("don't give up", "keep doing what
+# makes you happy") is not an instruction to the assistant.
+_ANSWER_STYLE = {"preference/instruction", "preference/format", "preference/tone", "preference/answer_length",
+                 "preference/language", "preference/units", "preference/code_language"}
+_STANDING_EN = re.compile(r"\b(?:always|never|from now on|going forward|in future|in the future|by default|every time|each time"
+                          r"|next time|keep doing|please|pls|i prefer|i'?d prefer|i like|i'?d like|i'?d rather|i want|i need"
+                          r"|works? best|for me|with me|to me|me)\b", re.I)
+_ZH_ANSWER = re.compile(r"回答|回复|答复|回我|答我|给我|跟我|对我|帮我|你|写|讲|解释|列|总结|格式|说话|用|发我|报告|文档|邮件|代码")
+# Everyday likes need a liking or habit cue: "Salmon is my favorite food" is, "the food was great" is not.
+_LIKES = {"preference/hobby", "preference/diet", "preference/drink"}
+_LIKE_EN = re.compile(r"\b(?:like|likes|love|loves|enjoy|enjoys|into|fan of|favou?rite|prefer|hate|can'?t stand|usually|always|never"
+                      r"|every (?:day|morning|week|weekend|night)|weekends?|on (?:saturdays|sundays)|most (?:days|saturdays|weekends)"
+                      r"|allergic|vegan|vegetarian|don'?t (?:eat|drink)|addict\w*|obsessed|religion|live on|big on|hooked|passion"
+                      r"|hobby|hobbies|in my (?:free|spare) time|for fun|only (?:coffee|tea|thing) i)\b", re.I)
+_LIKE_ZH = re.compile(r"喜欢|爱|最爱|偏爱|常|平时|经常|每天|每周|每逢|周末|一般|习惯|离不[开得]|无.不欢|不吃|不喝|过敏|吃素|戒|只喝|只吃|偏好|迷上|入坑|爱好|热衷|上瘾|沉迷")
+# A value must name something: function words, fillers and frame words never do.
+_EMPTY_VALUE = re.compile(
+    r"^(?:(?:the|a|an|my|your|our|some|more|most|first|last|other|this|that|these|those|it|its|thing|things|stuff|lot|lots"
+    r"|something|anything|everything|nothing|though|also|too|very|really|just|of course|course|yes|no|ok|okay|well|so|weather"
+    r"|power|food|drink|drinks|favou?rite|kind|kinds|way|ways|time|life|day|days|people|one|ones|words?|other words|details?"
+    r"|minor|usa|us|fun|hey|hi|hello)\s*)+$"
+    r"|^(?:这个|那个|什么|东西|事情|一下|不用|羡慕|这些|那些|那样|这样|一点|有点|说会话|其他|别的|好的|可以)$",
+    re.I,
+)
+_GERUND_NEEDS_OBJECT = re.compile(
+    r"^(?:going|doing|making|taking|getting|having|pushing|sinking|chatting|trying|looking|thinking|working|spending|using"
+    r"|being|seeing|putting|keeping|giving|collaborating|unwinding|playing|watching|reading|listening|learning|building)$", re.I)
+_YOU_SUBJECT = re.compile(r"\b(?:you|your|you'?re|yours)\b|你(?!们公司)", re.I)
+
+
+def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> str | None:
+    """Why the span is no value worth storing, or None: ``empty_value`` (function words, fillers,
+    frame words such as "favorite food"), ``cut_value`` (a gerund torn from its object: "making"
+    from "making jewelry"), ``short_value`` (one CJK character outside food and drink), and the cue
+    checks ``no_answer_cue`` (answer-style preferences need an answer-directed or standing cue) and
+    ``no_like_cue`` (hobbies, food and drink need a liking or habit cue)."""
+    value = text[start:end].strip()
+    sent = text[sentence.start:sentence.end]
+    if _EMPTY_VALUE.match(value):
+        return "empty_value"
+    if _GERUND_NEEDS_OBJECT.match(value):
+        return "cut_value"
+    if len(value) == 1 and not value.isascii() and label not in ("preference/diet", "preference/drink"):
+        return "short_value"
+    if label in _ANSWER_STYLE and not (_STANDING_EN.search(sent) or _EN_STYLE_CUE.search(sent)
+                                       or _ZH_PREF_MARK.search(sent) or _ZH_ANSWER.search(sent)):
+        return "no_answer_cue"
+    if label in _LIKES and not (_LIKE_EN.search(sent) or _LIKE_ZH.search(sent)):
+        return "no_like_cue"
+    return None
 
 
 def message_veto(text: str) -> str | None:
@@ -96,7 +152,7 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
     ``<kind>/<name>``) may not be stored, or None.
 
     Codes: ``quoted``, ``question``, ``hypothetical``, ``temporary``, ``plan``, ``reported_speech``,
-    ``third_party``, ``no_first_person`` (profile and fact values with no first-person subject in
+    ``other_speaker``, ``third_party``, ``no_first_person`` (profile and fact values with no first-person subject in
     the message: knowledge talk such as "1956年出生"), ``emotion``, ``negated_fact``.
     """
     if any(q.start <= start < q.end for q in (quoted if quoted is not None else quoted_regions(text))):
@@ -107,7 +163,7 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
     kind = label.split("/", 1)[0]
     before = text[sub.start:start]
     value = text[start:end]
-    if _ZH_QWORD.search(clause) or _EN_QUESTION.search(clause):
+    if _ZH_QWORD.search(clause) or _EN_QUESTION.search(clause) or ("你" in clause and _ZH_QWORD_WEAK.search(clause)):
         return "question"
     if _ZH_HYPO.search(sent[: start - sentence.start + 1]) or _EN_HYPO.search(sent) or re.search(
             r"\b(?:pretend|role-?play|let'?s say|say i(?:'m| am))\b|扮演|假装", sent, re.I):
@@ -116,10 +172,14 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
         return "reported_speech"
     if kind != "fact" and (_ZH_TEMP.search(clause) or _EN_TEMP.search(clause)):
         return "temporary"
-    if _ZH_PLAN.search(before) or _EN_PLAN.search(clause):
+    if _ZH_PLAN.search(before) or _EN_PLAN.search(clause) or _ZH_OFFER.search(before):
         return "plan"
     if (_ZH_EMOTION.search(value) or _EN_EMOTION.search(value)):
         return "emotion"
+    if _THIRD_TITLE.match(value):
+        return "third_party"  # the value names someone else: "组长休产假", "my boss's ..."
+    if label not in _ANSWER_STYLE and _YOU_SUBJECT.search(before) and not FIRST_PERSON.search(before):
+        return "other_speaker"  # "you live in Oahu", "your morning runs": about the listener
     family = label in _FAMILY_EVENT
     third = _THIRD_ZH.search(before) or _THIRD_EN.search(before)
     if third and not family and not FIRST_PERSON.search(before[third.end():]):
@@ -133,8 +193,30 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
     return None
 
 
-def is_retraction(text: str, sentence: Span, start: int, end: int) -> bool:
-    """True when the value's sub-clause says it no longer holds ("我现在不喝咖啡了", "I now hate
-    hiking", "don't live in Berlin anymore") rather than stating it."""
+def negation(text: str, sentence: Span, start: int, end: int, label: str) -> tuple[str, int]:
+    """How a negation in the value's sub-clause bears on it: ``("set", start)`` when there is none
+    (or the key is an answer style: "never use emojis" is the preference); ``("retract", start)``
+    for a change ("我现在不喝咖啡了", "I now hate hiking") or a disliked hobby; ``("set", cue_start)``
+    for food and drink avoided ("我不喝酒" keeps 不喝酒 as the value); ``("veto", start)`` for
+    another negated value ("I'm not a manager": nothing to store)."""
+    if label in _ANSWER_STYLE:
+        return "set", start
     sub = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
-    return bool(RETRACT_CUE.search(text[sub.start:sub.end]))
+    clause = text[sub.start:sub.end]
+    if RETRACT_CUE.search(clause):
+        return "retract", start
+    neg = None
+    for m in NEGATION_CUE.finditer(text, sub.start, start):
+        neg = m
+    if neg is None:
+        return "set", start
+    if label in ("preference/diet", "preference/drink"):
+        return "set", neg.start()
+    if label == "preference/hobby":
+        return "retract", start
+    return "veto", start
+
+
+def is_retraction(text: str, sentence: Span, start: int, end: int, label: str = "") -> bool:
+    """True when :func:`negation` reads the value at ``text[start:end]`` as taken back."""
+    return negation(text, sentence, start, end, label)[0] == "retract"
