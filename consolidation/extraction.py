@@ -17,9 +17,11 @@ Mechanics (issue "Extraction that remembers the right things"):
   extractor proposes, the rules guard and add where they are precise; injections and unsafe
   'preferences' are audited (``extraction.injection_ignored``: message id and reason only).
 - **refiner** (optional, :mod:`consolidation.llm_refiner`): when an LLM endpoint is
-  configured, the run's rule candidates are kept, dropped or reworded by it before the
-  journal write; any refiner failure keeps the rule result (the watermark advances only
-  over messages the rules processed either way).
+  configured, one chat call per run gets the run's rule/model candidates (kept, dropped or
+  reworded) and the sentences the trained model found borderline (the LLM may propose new
+  candidates for them, checked like model spans, ``stage`` ``llm:<prompt version>``); a
+  message that gains a proposal is journaled like the others. Any refiner failure keeps the
+  rule/model result (the watermark advances only over messages the rules processed either way).
 - **quiet period**: trigger ``quiet`` (scheduled by ``consolidation.tasks`` once a session
   has had no message for ``BIZMEMORY['EXTRACTION_QUIET_SECONDS']``) also processes an
   unanswered last user message, as ``session_end`` does, but keeps the throttle.
@@ -69,7 +71,9 @@ class ExtractionResult:
     watermark: int = 0
     retry_at: dt.datetime | None = None
     reasons: list[str] = field(default_factory=list)
-    refiner: str = ""
+    refiner: str = ""  # LLM refiner status ("" when not called; see llm_refiner.RefineOutcome)
+    proposed: int = 0  # LLM proposals accepted into the journal candidates
+    proposals_rejected: list = field(default_factory=list)  # [(borderline sentence id, reason)]
 
 
 def _policy(ms: MemorySettings) -> str:
@@ -175,40 +179,17 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
         unanswered = [m.pk for m in messages if answered_by.get(m.pk) is False]
         if unanswered:
             upto = min(unanswered) - 1
-    accepted: list[tuple[Message, list]] = []
-    blocked: list[tuple[Message, list]] = []
-    readable: list[Message] = []
-    vetoed: list[tuple[Message, str]] = []
     # Which processed turns may feed memory and past-conversation search (Message.memory_source).
     source: dict[int, bool] = {m.pk: False for m in messages if m.pk <= upto}
+    pending: list[tuple[Message, list, list]] = []
+    blocked: list[tuple[Message, list]] = []
+    vetoed: list[tuple[Message, str]] = []
     if not no_source:
-        words = sensitive_words_active()
-        for m in messages:
-            if m.pk > upto or m.role == MessageRole.TOOL:
-                continue
-            if m.role == MessageRole.ASSISTANT:
-                source[m.pk] = not (m.expert_id and (m.expert.slug in disabled or m.expert.slug in excluded))
-                continue
-            expert = answered_by.get(m.pk) or None
-            if expert and (expert in disabled or expert in excluded):
-                continue
-            hits = analyze(m.content, sensitive_words=words)
-            if hits:
-                blocked.append((m, hits))
-                continue
-            readable.append(m)
-        # One candidate-generation batch for the whole run (the model encodes all turns at once).
-        for m, found in zip(readable, candidates_extract([(m.content, m.created_at) for m in readable])):
-            if found.veto:
-                # Injections and unsafe 'preferences' are audited, never memory (issue 13).
-                log.info("message %s not read: %s", m.pk, found.veto)
-                vetoed.append((m, found.veto))
-                continue
-            source[m.pk] = True
-            if found.candidates:
-                accepted.append((m, found.candidates))
-    if accepted and refiner_enabled():
-        accepted, result.refiner = _refine(accepted, messages)
+        pending, blocked, vetoed = _read(messages, upto, answered_by, disabled, excluded, source)
+    accepted = [(m, cands) for m, cands, _b in pending if cands]
+    if pending and refiner_enabled():
+        accepted, outcome = _refine(pending, messages)
+        result.refiner, result.proposed, result.proposals_rejected = outcome.status, outcome.proposed, outcome.rejected
     with transaction.atomic():
         moved = Session.objects.filter(pk=session.pk, lock_token=token, watermark=session.watermark).update(
             watermark=max(upto, session.watermark), last_extracted_at=now
@@ -241,9 +222,11 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
     return result
 
 
-def _refine(accepted: list, messages: list[Message]) -> tuple[list, str]:
-    """Run the LLM refiner over ``accepted`` ``[(Message, [Candidate])]``; returns the refined list
-    (the input on fallback) and the refiner status. The assistant turn just before each user
+def _refine(pending: list, messages: list[Message]):
+    """Run the LLM refiner once over ``pending`` ``[(Message, [Candidate], borderline)]``; returns
+    the ``[(Message, [Candidate])]`` to journal (the rule/model candidates on fallback; a message
+    with only borderline sentences appears when a proposal for it was accepted) and the
+    :class:`~consolidation.llm_refiner.RefineOutcome`. The assistant turn just before each user
     message is given as context so the model can tell a confirmed statement from an echo."""
     before: dict[int, str] = {}
     last_assistant = ""
@@ -252,7 +235,43 @@ def _refine(accepted: list, messages: list[Message]) -> tuple[list, str]:
             before[m.pk] = last_assistant
         elif m.role == MessageRole.ASSISTANT:
             last_assistant = m.content
-    items = [(SimpleNamespace(content=m.content, previous_assistant=before.get(m.pk, ""), message=m), cands) for m, cands in accepted]
-    outcome = candidates_refine(items=items)
+    items = [(SimpleNamespace(content=m.content, previous_assistant=before.get(m.pk, ""), created_at=m.created_at, message=m), cands)
+             for m, cands, _b in pending]
+    outcome = candidates_refine(items=items, borderline=[b for _m, _c, b in pending])
     refined = [(ctx.message, cands) for ctx, cands in outcome.items if cands]
-    return refined, outcome.status
+    return refined, outcome
+
+
+def _read(messages, upto, answered_by, disabled, excluded, source) -> tuple[list, list, list]:
+    """Read the user turns up to ``upto`` that may feed memory; sets ``source[pk]`` for each
+    processed turn (in place). Returns ``(pending, blocked, vetoed)``: ``pending`` --
+    ``[(Message, [Candidate], [(sentence Span, label, score)])]`` for read turns with candidates
+    or borderline sentences; ``blocked`` -- ``[(Message, sanitizer hits)]``; ``vetoed`` --
+    ``[(Message, veto code)]``."""
+    pending, blocked, vetoed, readable = [], [], [], []
+    words = sensitive_words_active()
+    for m in messages:
+        if m.pk > upto or m.role == MessageRole.TOOL:
+            continue
+        if m.role == MessageRole.ASSISTANT:
+            source[m.pk] = not (m.expert_id and (m.expert.slug in disabled or m.expert.slug in excluded))
+            continue
+        expert = answered_by.get(m.pk) or None
+        if expert and (expert in disabled or expert in excluded):
+            continue
+        hits = analyze(m.content, sensitive_words=words)
+        if hits:
+            blocked.append((m, hits))
+            continue
+        readable.append(m)
+    # One candidate-generation batch for the whole run (the model encodes all turns at once).
+    for m, found in zip(readable, candidates_extract([(m.content, m.created_at) for m in readable])):
+        if found.veto:
+            # Injections and unsafe 'preferences' are audited, never memory (issue 13).
+            log.info("message %s not read: %s", m.pk, found.veto)
+            vetoed.append((m, found.veto))
+            continue
+        source[m.pk] = True
+        if found.candidates or found.borderline:
+            pending.append((m, list(found.candidates), list(found.borderline)))
+    return pending, blocked, vetoed
