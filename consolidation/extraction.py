@@ -11,8 +11,10 @@ Mechanics (issue "Extraction that remembers the right things"):
   trigger is the session end.
 - **switches**: memory off, temporary or scheduled sessions, a disabled expert,
   an expert excluded from extraction — no source.
-- **sanitizer**: a user message with any PII or sensitive-word hit yields no
-  candidate; its original goes to the quarantine.
+- **sanitizer**: a user message with a PII hit goes to the quarantine (encrypted original); its
+  other candidates are read from the text with the PII masked and journaled when they hold no
+  masked character (the message itself is never a search source nor sent to an LLM). A message
+  with a sensitive word yields no candidate at all.
 - **candidates** (:mod:`consolidation.extractor.service`): one batch per run — the trained
   extractor proposes, the rules guard and add where they are precise; injections and unsafe
   'preferences' are audited (``extraction.injection_ignored``: message id and reason only).
@@ -182,14 +184,16 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
     # Which processed turns may feed memory and past-conversation search (Message.memory_source).
     source: dict[int, bool] = {m.pk: False for m in messages if m.pk <= upto}
     pending: list[tuple[Message, list, list]] = []
+    masked: list[tuple[Message, list]] = []
     blocked: list[tuple[Message, list]] = []
     vetoed: list[tuple[Message, str]] = []
     if not no_source:
-        pending, blocked, vetoed = _read(messages, upto, answered_by, disabled, excluded, source)
+        pending, masked, blocked, vetoed = _read(messages, upto, answered_by, disabled, excluded, source)
     accepted = [(m, cands) for m, cands, _b in pending if cands]
     if pending and refiner_enabled():
         accepted, outcome = _refine(pending, messages)
         result.refiner, result.proposed, result.proposals_rejected = outcome.status, outcome.proposed, outcome.rejected
+    accepted += masked
     with transaction.atomic():
         moved = Session.objects.filter(pk=session.pk, lock_token=token, watermark=session.watermark).update(
             watermark=max(upto, session.watermark), last_extracted_at=now
@@ -242,13 +246,27 @@ def _refine(pending: list, messages: list[Message]):
     return refined, outcome
 
 
-def _read(messages, upto, answered_by, disabled, excluded, source) -> tuple[list, list, list]:
+# What stands in for a PII span when a quarantined turn is read for its other candidates.
+_MASK = "\u2588"
+
+
+def _masked(text: str, hits) -> str:
+    """``text`` with every sanitizer hit replaced by mask characters (same length)."""
+    out = list(text)
+    for h in hits:
+        out[h.start:h.end] = _MASK * (h.end - h.start)
+    return "".join(out)
+
+
+def _read(messages, upto, answered_by, disabled, excluded, source) -> tuple[list, list, list, list]:
     """Read the user turns up to ``upto`` that may feed memory; sets ``source[pk]`` for each
-    processed turn (in place). Returns ``(pending, blocked, vetoed)``: ``pending`` --
+    processed turn (in place). Returns ``(pending, masked, blocked, vetoed)``: ``pending`` --
     ``[(Message, [Candidate], [(sentence Span, label, score)])]`` for read turns with candidates
-    or borderline sentences; ``blocked`` -- ``[(Message, sanitizer hits)]``; ``vetoed`` --
-    ``[(Message, veto code)]``."""
-    pending, blocked, vetoed, readable = [], [], [], []
+    or borderline sentences; ``masked`` -- ``[(Message, [Candidate])]``: the PII-free candidates of
+    quarantined turns, read with their PII masked (never sent to an LLM, never a search source);
+    ``blocked`` -- ``[(Message, sanitizer hits)]``; ``vetoed`` -- ``[(Message, veto code)]``.
+    A turn with a sensitive word yields nothing at all (the whole turn is confidential)."""
+    pending, masked, blocked, vetoed, readable = [], [], [], [], []
     words = sensitive_words_active()
     for m in messages:
         if m.pk > upto or m.role == MessageRole.TOOL:
@@ -262,16 +280,22 @@ def _read(messages, upto, answered_by, disabled, excluded, source) -> tuple[list
         hits = analyze(m.content, sensitive_words=words)
         if hits:
             blocked.append((m, hits))
-            continue
-        readable.append(m)
+            if any(h.entity_type == "SENSITIVE_WORD" for h in hits):
+                continue
+        readable.append((m, _masked(m.content, hits) if hits else m.content, bool(hits)))
     # One candidate-generation batch for the whole run (the model encodes all turns at once).
-    for m, found in zip(readable, candidates_extract([(m.content, m.created_at) for m in readable])):
+    for (m, text, quarantined), found in zip(readable, candidates_extract([(t, m.created_at) for m, t, _q in readable])):
         if found.veto:
             # Injections and unsafe 'preferences' are audited, never memory (issue 13).
             log.info("message %s not read: %s", m.pk, found.veto)
             vetoed.append((m, found.veto))
             continue
+        if quarantined:
+            clean = [c for c in found.candidates if _MASK not in c.value and _MASK not in c.text]
+            if clean:
+                masked.append((m, clean))
+            continue
         source[m.pk] = True
         if found.candidates or found.borderline:
             pending.append((m, list(found.candidates), list(found.borderline)))
-    return pending, blocked, vetoed
+    return pending, masked, blocked, vetoed

@@ -99,11 +99,15 @@ def test_turns_answered_by_an_excluded_expert_are_not_a_source(db, t0, alice):
     assert "preference" in keys
 
 
-def test_pii_message_is_quarantined_encrypted_and_yields_nothing(db, t0):
+def test_pii_message_is_quarantined_encrypted_and_only_its_pii_free_candidates_are_kept(db, t0):
+    from consolidation.models import Message
+
     session, _ = post_turns("u1", "s1", [("user", "我是杭州的测试工程师，手机号13912345678。"), ("assistant", "好")], start=t0)
     res = _run(session, t0)
     assert res.quarantined == 1
-    assert not JournalEntry.objects.exists()
+    values = list(JournalEntry.objects.values_list("value", flat=True))
+    assert "杭州" in values and not any("139" in v or "\u2588" in v for v in values)
+    assert not Message.objects.get(role="user").memory_source  # never a search source
     rec = QuarantineRecord.objects.get()
     assert "CN_MOBILE" in rec.hit_types or "PHONE" in rec.hit_types
     assert b"13912345678" not in bytes(rec.original_encrypted)

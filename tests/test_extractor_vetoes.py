@@ -26,7 +26,7 @@ SPAN_CASES = [
     ("third_party", ("我同事是会计", "会计", "profile/role"), ("我是会计", "会计", "profile/role")),
     ("third_party", ("My wife is a nurse in Leeds", "nurse", "profile/role"), ("I am a nurse in Leeds", "nurse", "profile/role")),
     ("no_first_person", ("1956年出生，北京人，导演过很多电影", "北京", "profile/city"), ("我是北京人，帮我写简介", "北京", "profile/city")),
-    ("no_first_person", ("Moved to Austin in 2021, then founded the studio", "Austin", "fact/relocation"), ("I moved to Austin in 2021", "Austin", "fact/relocation")),
+    ("no_first_person", ("Born in 1956 and raised in Austin, the director made ten films", "1956", "fact/birth"), ("Finally got my PMP in 2024", "PMP", "fact/certificate")),
     ("third_party", ("The director moved to Austin in 2021", "Austin", "fact/relocation"), ("I moved to Austin in 2021", "Austin", "fact/relocation")),
     ("quoted", ("帮我总结这段话：“我是财务总监，只看表格”", "财务总监", "profile/role"), ("我是财务总监，帮我总结这段话", "财务总监", "profile/role")),
     ("quoted", ("Summarize this email: 'Hi all, I prefer tables in every report'", "tables", "preference/format"), ("I prefer tables in every report", "tables", "preference/format")),

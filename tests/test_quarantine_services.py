@@ -123,11 +123,13 @@ def test_false_positive_drops_a_candidate_with_a_hit_outside_the_flagged_spans(s
     # An admin adds a word after the record was filed: the department candidate now has a
     # hit that was not the flagged span, so it stays out; the role candidate goes in.
     SensitiveWord.objects.create(word="财务部")
+    # Extraction already journaled the turn's PII-free candidates; the false positive adds its own.
+    before = max(JournalEntry.objects.values_list("pk", flat=True), default=0)
 
     res = quarantine_mark_false_positive(record_id=rec.pk, actor=staff)
 
     assert (res.candidates, res.written, res.dropped) == (2, 1, 1)
-    assert list(JournalEntry.objects.values_list("key", "value")) == [("role", "经理")]
+    assert list(JournalEntry.objects.filter(pk__gt=before).values_list("key", "value")) == [("role", "经理")]
     assert AuditLog.objects.get(action="quarantine.false_positive").details["dropped"] == 1
 
 
@@ -142,9 +144,10 @@ def test_false_positive_of_an_injection_writes_nothing(staff, t0):
 def test_false_positive_respects_memory_switched_off_since(staff, t0):
     rec = _quarantine("u1", "s1", f"我是财务部的经理，手机{PHONE}", t0)
     memory_settings_update(user=rec.user, memory_enabled=False)
+    journaled = JournalEntry.objects.count()  # the turn's PII-free candidates, read at extraction
     res = quarantine_mark_false_positive(record_id=rec.pk, actor=staff)
     assert (res.reason, res.written) == ("memory_off", 0)
-    assert not JournalEntry.objects.exists()
+    assert JournalEntry.objects.count() == journaled
 
 
 def test_false_positive_on_a_record_already_gone_writes_nothing(staff, t0, settings):

@@ -100,6 +100,21 @@ def _clean_value(v: str) -> str:
     return re.sub(r"\s+", " ", v).strip(" \t\"'“”‘’「」『』()（）[]【】,，.。:：;；!！?？、~-")
 
 
+# A place names the city, not the office in it: "Singapore regional office" → "Singapore", "杭州分部" → "杭州".
+_PLACE_TAIL = re.compile(r"(?:\s+(?:regional|region|office|hq|headquarters|area|branch|site|campus|metro))+$|(?:分部|分公司|总部|这边|那边|办公室|区域|片区)$",
+                         re.I)
+
+
+_LEADING_CUE = re.compile(r"^(?:(?:now|really|totally|kind of|sort of)\s+)*(?:hate|dislike|can'?t stand|no longer (?:like|enjoy|do|use|drink|eat)"
+                          r"|quit|stopped|gave up|ditched|不再|不喜欢|讨厌|受不了|戒了|不[喝吃玩用])\s*", re.I)
+
+
+def _place_value(label: str, value: str) -> str:
+    if label in ("profile/city", "fact/relocation"):
+        return _PLACE_TAIL.sub("", value).strip() or value
+    return value
+
+
 def _fact_date(sentence: str, lang: str, at: dt.datetime):
     return (_resolve_date_zh if lang == "zh" else _resolve_date_en)(sentence, at)
 
@@ -107,7 +122,7 @@ def _fact_date(sentence: str, lang: str, at: dt.datetime):
 def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list[Span], lang: str):
     """A candidate for one model span, or ``(None, veto_code)``."""
     spec = spec_for_label(span.label)
-    value = _clean_value(text[span.start:span.end])
+    value = _place_value(span.label, _clean_value(text[span.start:span.end]))
     if not value or len(value) > 60 or _STOP_VALUES.match(value):
         return None, "bad_value"
     veto = value_veto(text, span.sentence, span.start, span.end, span.label) or span_veto(
@@ -120,6 +135,9 @@ def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list
         if operation == "veto":
             return None, "negated"
         value = _clean_value(text[vstart:span.end]) if vstart != span.start else value
+        if operation == "retract":
+            # The value taken back, without the words that take it back ("hate hiking" → "hiking").
+            value = _clean_value(_LEADING_CUE.sub("", value)) or value
     fact_date = prec = None
     if spec.kind == "fact":
         found = _fact_date(text[span.sentence.start:span.sentence.end], lang, at)

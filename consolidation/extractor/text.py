@@ -10,6 +10,7 @@ Pure Python + jieba; no Django.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from dataclasses import dataclass
@@ -117,7 +118,66 @@ def _shape(t: str) -> str:
     return "p"
 
 
-FIRST_PERSON = re.compile(r"我|俺|咱|本人|(?<![A-Za-z])(?:I|(?i:i'm|i’m|i've|i’ve|i'd|i’d|i'll|me|my|mine|myself|im|ive|we|our|us))(?![A-Za-z])")
+FIRST_PERSON = re.compile(r"我|俺|咱|本人|(?<![A-Za-z])(?:I|(?i:i'm|i’m|i've|i’ve|i'd|i’d|i'll|me|my|mine|myself|im|ive|we|our|us))(?![A-Za-z])"
+                          r"|(?<![A-Za-z'])i(?= [a-z])")  # non-native lowercase "i speak", "i am"
+# English without its subject ("Finally finished the NN/g certification this month", "Got my PMP"):
+# a sentence that opens on a past-tense verb speaks for the writer.
+IMPLIED_FIRST_PERSON_EN = re.compile(
+    r"^\W*(?:(?:finally|just|recently|also|so|and|btw|oh|well|actually|officially)\W+)*"
+    r"(?:[a-z]+ed|got|passed|moved|bought|sold|won|became|began|started|joined|left|quit|married|finished|earned|made|took|had)\b",
+    re.I)
+
+
+def _alt(words) -> str:
+    return "|".join(re.escape(w) for w in sorted({w for w in words if w}, key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=1)
+def _gazetteers() -> list[tuple[str, re.Pattern]]:
+    """Word lists of the rules (:mod:`consolidation.extraction_lexicon`) as CRF features — Rasa's
+    regex / lookup-table features: cities, regions, titles, fields, industries, seniority words,
+    code languages, tech skills, tools, family words, other people, hobbies."""
+    from .. import extraction_lexicon as L
+
+    def words(x):
+        return x.split() if isinstance(x, str) else list(x)
+
+    lists = {
+        "city": words(L.ZH_CITIES) + list(L.WORLD_CITY_LIST) + words(L.ZH_PROVINCES) + list(L.EN_REGION_LIST),
+        "region": words(L.ZH_REGIONS),
+        "title": words(L.ZH_TITLE_SUFFIXES) + words(L.EN_TITLE_NOUNS) + list(L.EN_TITLE_PHRASES),
+        "field": words(L.ZH_FIELDS) + words(L.EN_FIELDS),
+        "industry": words(L.ZH_INDUSTRIES) + words(L.EN_INDUSTRIES),
+        "senior": list(L.EN_SENIORITY) + list(L.ZH_SENIORITY),
+        "code": words(L.CODE_LANGUAGES),
+        "tech": list(L.TECH_SKILLS),
+        "tool": list(L.TOOLS),
+        "uni": words(L.ZH_UNIVERSITY_SHORT),
+        "family": words(L.ZH_FAMILY) + words(L.EN_FAMILY),
+        "others": words(L.ZH_OTHERS) + words(L.EN_OTHERS),
+        "hobby": words(L.ZH_HOBBIES) + words(L.EN_HOBBIES),
+    }
+    out = []
+    for name, ws in lists.items():
+        latin = [w for w in ws if not is_cjk(w)]
+        cjk = [w for w in ws if is_cjk(w)]
+        parts = []
+        if latin:
+            parts.append(r"(?<![A-Za-z0-9])(?:" + _alt(latin) + r")(?![A-Za-z0-9])")
+        if cjk:
+            parts.append("(?:" + _alt(cjk) + ")")
+        out.append((name, re.compile("|".join(parts), re.I)))
+    return out
+
+
+def _lexicon_marks(text: str, span: Span) -> dict[int, list[str]]:
+    """Character offset → gazetteer marks (``lex=city:B`` / ``lex=city:I``) for matches in ``span``."""
+    marks: dict[int, list[str]] = {}
+    for name, rx in _gazetteers():
+        for m in rx.finditer(text, span.start, span.end):
+            for k in range(m.start(), m.end()):
+                marks.setdefault(k, []).append(f"lex={name}:{'B' if k == m.start() else 'I'}")
+    return marks
 
 
 def token_features(text: str, span: Span, toks: list[tuple[str, int, int]], labels=()) -> list[list[str]]:
@@ -127,6 +187,7 @@ def token_features(text: str, span: Span, toks: list[tuple[str, int, int]], labe
     in prediction: the tagger places values of the kinds the classifier found). Output: one list
     of string features per token (python-crfsuite's format)."""
     jp = jieba_positions(text, span)
+    lex = _lexicon_marks(text, span)
     first = "fp" if FIRST_PERSON.search(text[span.start:span.end]) else "nofp"
     low = [t.lower() for t, _, _ in toks]
     feats = []
@@ -137,6 +198,7 @@ def token_features(text: str, span: Span, toks: list[tuple[str, int, int]], labe
         f = ["b", "w=" + w, "sh=" + _shape(t), first, *lab]
         if not is_cjk(t) and len(w) > 2:
             f += ["p3=" + w[:3], "s3=" + w[-3:], "s2=" + w[-2:]]
+        f += lex.get(a, ())
         if a in jp:
             word, pos = jp[a]
             f += ["jw=" + word, "jp=" + pos, "jwp=" + word + "|" + pos]

@@ -16,7 +16,7 @@ from profiles.taxonomy import REGISTRY
 from ..extraction_common import detect_injection
 from ..extraction_en import _EN_EMOTION, _EN_HYPO, _EN_STYLE_CUE, _EN_TEMP
 from ..extraction_zh import _ZH_EMOTION, _ZH_HYPO, _ZH_PLAN, _ZH_PREF_MARK, _ZH_QWORD, _ZH_QWORD_WEAK, _ZH_TEMP
-from .text import FIRST_PERSON, NEGATION_CUE, RETRACT_CUE, Span, sub_clauses
+from .text import FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, is_cjk, sentences, sub_clauses
 
 # Preferences that direct an agent to leak or act are injections, whatever their wording: reveal
 # prompts / keys / passwords / other people's data, add links, hide being an AI, ask for secrets.
@@ -64,6 +64,7 @@ _THIRD_EN = re.compile(r"\b(?:he|she|they|his|her|their|him|it|its)\b|\bmy\s+(?:
 _THIRD_ZH = re.compile(r"(?<![其])他|她|它|他们|她们|我(?:的)?(?:同事|老板|领导|上司|老婆|老公|妻子|丈夫|爱人|对象|女朋友|男朋友|朋友|爸|妈|父亲|母亲|哥|姐|弟|妹|儿子|女儿|孩子|客户|经理|主管|闺蜜|室友|邻居|表哥|表姐|老师)|该片|这部|那部|这位|那位|这个(?:演员|导演|歌手)|主角|导演|演员|歌手|作者")
 _THIRD_TITLE = re.compile(r"(?:我们|咱们|我的)?(?:组长|领导|老板|经理|主管|总监|老大|同事|同学|师傅|客户|上司)(?=[^，。,]{0,3}(?:休|说|要|让|是|在|去|刚|已经|觉得|很|也))"
                           r"|(?:my|our)\s+(?:boss|manager|colleague|coworker|lead|client|wife|husband|partner)\b", re.I)
+_THIRD_PRONOUN = re.compile(r"\b(?:he|she|his|her|him|they|their)\b|他|她", re.I)
 _FAMILY_EVENT = {"fact/birth", "fact/school", "fact/marriage"}
 _NEG_FACT = re.compile(r"没有?(?:考|拿|通过|搬|结婚|买)|没能|未能|\b(?:didn'?t|did not|never|haven'?t|have not|failed)\b", re.I)
 
@@ -116,8 +117,12 @@ def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> s
     if label in _ANSWER_STYLE and not (_STANDING_EN.search(sent) or _EN_STYLE_CUE.search(sent)
                                        or _ZH_PREF_MARK.search(sent) or _ZH_ANSWER.search(sent)):
         return "no_answer_cue"
-    if label in _LIKES and not (_LIKE_EN.search(sent) or _LIKE_ZH.search(sent)):
-        return "no_like_cue"
+    if label in _LIKES:
+        # The cue may follow in the next sentence ("… a flat white with oat milk? That's the only coffee I drink.")
+        after = next((x for x in sentences(text) if x.start >= sentence.end), None)
+        window = sent + " " + (text[after.start:after.end] if after else "")
+        if not (_LIKE_EN.search(window) or _LIKE_ZH.search(window)):
+            return "no_like_cue"
     return None
 
 
@@ -184,10 +189,15 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
     third = _THIRD_ZH.search(before) or _THIRD_EN.search(before)
     if third and not family and not FIRST_PERSON.search(before[third.end():]):
         return "third_party"
-    if kind in ("profile", "fact") and not FIRST_PERSON.search(text) and (_THIRD_ZH.search(sent) or _THIRD_EN.search(sent)):
+    third_here = _THIRD_ZH.search(sent) or _THIRD_EN.search(sent)
+    if kind in ("profile", "fact") and not FIRST_PERSON.search(text) and third_here:
         return "no_first_person"
     if kind == "fact" and not FIRST_PERSON.search(sent):
-        return "no_first_person"
+        # An event needs its subject: the writer (said, or dropped as Chinese and terse English
+        # drop it) — never the film's director of the message ("1956年出生").
+        implied = is_cjk(sent) or IMPLIED_FIRST_PERSON_EN.search(sent)
+        if third_here or not implied or (not FIRST_PERSON.search(text) and _THIRD_PRONOUN.search(text)):
+            return "no_first_person"
     if kind == "fact" and _NEG_FACT.search(clause):
         return "negated_fact"
     return None
