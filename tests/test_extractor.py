@@ -162,3 +162,10 @@ def test_an_unsafe_preference_is_audited_not_remembered():
                                ("assistant", "I can't do that.")]])
     assert items == []
     assert AuditLog.objects.filter(action="extraction.injection_ignored", details__reason="unsafe_preference").exists()
+
+
+def test_a_preference_is_stored_as_its_value_not_the_clause():
+    found = candidates_extract([("I like green tea", AT), ("I prefer answers in bullet points", AT)])
+    values = [c.value for t in found for c in t.candidates]
+    assert "green tea" in values and "bullet points" in values
+    assert not any(v.lower().startswith("i ") for v in values)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from profiles.taxonomy import spec_for_label, stored_key
 
 from .. import extraction_lexicon as L
-from ..extraction_common import Candidate, _cand, _lang_of
+from ..extraction_common import Candidate, _cand, _lang_of, candidate_reword
 from ..extraction_en import _resolve_date_en
 from ..extraction_rules import RULES_VERSION, extract_candidates
 from ..extraction_zh import _resolve_date_zh
@@ -173,6 +173,20 @@ def _covered(cand: Candidate, rules: list[Candidate]) -> bool:
     return False
 
 
+def _tightened(rule: Candidate, model: Candidate) -> Candidate:
+    """The rule candidate with the model's value when that is the tight span inside the rule's
+    clause-long value ("I like green tea" → "green tea"; the rule's key is kept, so preferences
+    still supersede by topic). Other candidates come back unchanged."""
+    from profiles.taxonomy import key_name
+
+    if (rule.kind != "preference" or rule.kind != model.kind or rule.operation != model.operation
+            or key_name(kind=rule.kind, key=rule.key) != key_name(kind=model.kind, key=model.key)):
+        return rule
+    if model.value.casefold() in rule.value.casefold() and len(model.value) < len(rule.value):
+        return dataclasses.replace(candidate_reword(rule, value=model.value), stage=rule.stage)
+    return rule
+
+
 def _rule_normalise(cand: Candidate) -> list[Candidate]:
     """Rule candidates in the registry's key shape: a bare hobby key ("pref:hobby" with
     "hiking; chess") becomes one candidate per value with the value in the key
@@ -251,6 +265,7 @@ def candidates_extract(turns: list[tuple[str, dt.datetime]], *, use_model: bool 
                 out[i].vetoed.append(("model", span.label, veto))
                 continue
             if _covered(cand, cands):
+                cands = [_tightened(r, cand) for r in cands]
                 continue
             cands.append(cand)
         out[i].candidates = cands
