@@ -15,6 +15,10 @@ def _veto(text, value, label):
 SPAN_CASES = [
     ("question", ("我是不是该学Python？", "Python", "profile/skill"), ("我会Python，帮我看段代码", "Python", "profile/skill")),
     ("question", ("Should I move to Berlin?", "Berlin", "profile/city"), ("I live in Berlin, book me a desk", "Berlin", "profile/city")),
+    ("question", ("你能用繁体字回我吗？", "繁体字", "preference/language"), ("你以后答我可不可以用繁体字？", "繁体字", "preference/language")),
+    ("question", ("Can you reply in Spanish?", "Spanish", "preference/language"), ("Could you always reply in Spanish?", "Spanish", "preference/language")),
+    ("other_speaker", ("你住在上海吧", "上海", "profile/city"), ("以后公式你都用LaTeX写", "LaTeX", "preference/tool")),
+    ("other_speaker", ("Your morning runs sound great, you live in Oahu", "Oahu", "profile/city"), ("I live in Oahu", "Oahu", "profile/city")),
     ("hypothetical", ("如果我是产品经理，我会怎么排优先级", "产品经理", "profile/role"), ("我是产品经理，帮我排优先级", "产品经理", "profile/role")),
     ("hypothetical", ("Pretend I'm a CFO and review this", "CFO", "profile/role"), ("I'm the CFO here, review this", "CFO", "profile/role")),
     ("temporary", ("这周在成都出差，帮我订酒店", "成都", "profile/city"), ("我常驻成都，帮我订酒店", "成都", "profile/city")),

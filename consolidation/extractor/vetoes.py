@@ -78,6 +78,9 @@ _STANDING_EN = re.compile(r"\b(?:always|never|from now on|going forward|in futur
                           r"|next time|keep doing|please|pls|i prefer|i'?d prefer|i like|i'?d like|i'?d rather|i want|i need"
                           r"|works? best|for me|with me|to me|me)\b", re.I)
 _ZH_ANSWER = re.compile(r"回答|回复|答复|回我|答我|给我|跟我|对我|帮我|你|写|讲|解释|列|总结|格式|说话|用|发我|报告|文档|邮件|代码")
+# Preferences addressed to the assistant ("你都用LaTeX写"): "you" is the listener they direct.
+_DIRECTED = _ANSWER_STYLE | {"preference/tool"}
+_STANDING_REQUEST = re.compile(r"以后|今后|往后|从今往后|默认|一律|每次|\b(?:always|from now on|going forward|in future|in the future|by default|every time)\b", re.I)
 # Everyday likes need a liking or habit cue: "Salmon is my favorite food" is, "the food was great" is not.
 _LIKES = {"preference/hobby", "preference/diet", "preference/drink"}
 _LIKE_EN = re.compile(r"\b(?:like|likes|love|loves|enjoy|enjoys|into|fan of|favou?rite|prefer|hate|can'?t stand|usually|always|never"
@@ -168,7 +171,9 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
     kind = label.split("/", 1)[0]
     before = text[sub.start:start]
     value = text[start:end]
-    if _ZH_QWORD.search(clause) or _EN_QUESTION.search(clause) or ("你" in clause and _ZH_QWORD_WEAK.search(clause)):
+    asks = _ZH_QWORD.search(clause) or _EN_QUESTION.search(clause) or ("你" in clause and _ZH_QWORD_WEAK.search(clause))
+    # "你以后答我可唔可以用繁体字？", "could you always reply in English?": a standing request, not a question.
+    if asks and not (label in _DIRECTED and _STANDING_REQUEST.search(clause)):
         return "question"
     if _ZH_HYPO.search(sent[: start - sentence.start + 1]) or _EN_HYPO.search(sent) or re.search(
             r"\b(?:pretend|role-?play|let'?s say|say i(?:'m| am))\b|扮演|假装", sent, re.I):
@@ -183,7 +188,7 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
         return "emotion"
     if _THIRD_TITLE.match(value):
         return "third_party"  # the value names someone else: "组长休产假", "my boss's ..."
-    if label not in _ANSWER_STYLE and _YOU_SUBJECT.search(before) and not FIRST_PERSON.search(before):
+    if label not in _DIRECTED and _YOU_SUBJECT.search(before) and not FIRST_PERSON.search(before):
         return "other_speaker"  # "you live in Oahu", "your morning runs": about the listener
     family = label in _FAMILY_EVENT
     third = _THIRD_ZH.search(before) or _THIRD_EN.search(before)
