@@ -86,10 +86,13 @@ def test_the_pipeline_blocked_and_quarantined_each_pii_message(replayed):
     assert MemoryItem.objects.filter(user__username="u-pii").exists()
 
 
-def test_no_candidate_from_a_pii_message_enters_the_journal_or_memory(replayed):
-    for word in ("法务部", "厦门", "Lisbon", "product manager"):
-        assert not JournalEntry.objects.filter(value__icontains=word).exists(), word
-        assert not MemoryItem.objects.filter(value__icontains=word).exists(), word
+def test_a_pii_message_gives_only_pii_free_candidates_to_the_journal_and_memory(replayed):
+    # The turn is quarantined; what else it says is read with the PII masked (pipeline: "every
+    # candidate is sanitized"), so no value, text or key ever carries the PII or the mask.
+    for model in (JournalEntry, MemoryItem):
+        for key, value, text in model.objects.values_list("key", "value", "text"):
+            blob = key + value + text
+            assert not any(p in blob for p in PII) and "\u2588" not in blob, blob
 
 
 def test_pii_is_in_no_plain_text_column_of_any_table(replayed):
@@ -117,7 +120,7 @@ def test_pii_is_in_no_export(replayed):
     exported = out.getvalue()
     user = json.loads(exported)["users"]["u-pii"]
     assert user["quarantine_count"] == 3 and user["items"] and user["snapshots"]
-    for pii in PII + ["法务部", "厦门", "Lisbon"]:
+    for pii in PII:
         assert pii not in exported
     md = StringIO()
     call_command("export_memory", "--format", "md", stdout=md)
@@ -177,8 +180,9 @@ def test_credentials_bad_cards_and_ssns_are_quarantined_with_a_masked_preview(al
     rec = recs[0]
     assert rec.hit_types == hit_type
     assert secret not in rec.preview and len(rec.preview) == len(text)
-    assert not JournalEntry.objects.filter(user=alice).exists()
-    assert not MemoryItem.objects.filter(user=alice).exists()
+    for value, entry_text in JournalEntry.objects.filter(user=alice).values_list("value", "text"):
+        assert secret not in value + entry_text and "\u2588" not in value + entry_text
+    assert not any(secret in v for v in MemoryItem.objects.filter(user=alice).values_list("value", flat=True))
     for log in AuditLog.objects.all():
         assert secret not in json.dumps(log.details, ensure_ascii=False)
 
