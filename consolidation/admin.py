@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 
 from .consolidate import ProposalError, proposal_approve, proposal_reject
-from .models import ConfirmationRequest, ConsolidationProposal, JournalEntry, MemoryVersion, Message, Session, Snapshot
+from .models import INSTRUCTION_ROLES, ConfirmationRequest, ConsolidationProposal, JournalEntry, MemoryVersion, Message, Session, Snapshot
 
 
 class ReadOnly(admin.ModelAdmin):
@@ -31,7 +31,8 @@ class SessionAdmin(ReadOnly):
 class MessageAdmin(ReadOnly):
     """Session messages, read-only and masked: the raw text may hold PII that the sanitizer kept
     out of memory, and an original is only ever shown through the audited quarantine reveal
-    (``/review/``). Staff see what the outbound sanitizer leaves of it."""
+    (``/review/``). Staff see what the outbound sanitizer leaves of it; the content of the
+    platform's system / developer prompts is not shown at all (stored for the record only)."""
 
     list_display = ("id", "session", "role", "expert", "created_at")
     list_filter = ("role",)
@@ -42,7 +43,10 @@ class MessageAdmin(ReadOnly):
 
     @admin.display(description="content (PII and sensitive words masked)")
     def content_masked(self, obj) -> str:
-        """``obj.content`` with the sanitizer's hits masked (``profiles.selectors.outbound_mask``)."""
+        """``obj.content`` with the sanitizer's hits masked (``profiles.selectors.outbound_mask``);
+        a placeholder for system / developer turns (``INSTRUCTION_ROLES``)."""
+        if obj.role in INSTRUCTION_ROLES:
+            return f"({obj.role} prompt: not shown)"
         from audit.services import sensitive_words_active
         from profiles.selectors import outbound_mask
 

@@ -45,7 +45,12 @@ class StrictSerializer(serializers.Serializer):
 
 
 class MessageIn(StrictSerializer):
-    role = serializers.ChoiceField(choices=MessageRole.values)
+    role = serializers.ChoiceField(
+        choices=MessageRole.values,
+        help_text="user, assistant or tool; system and developer (the platform's prompts) are stored "
+        "with the session but never read for memory, never indexed for search, never quoted into a "
+        "context and never shown to the user. Any other role is a 400 naming messages[i].role.",
+    )
     content = serializers.CharField(max_length=20000, trim_whitespace=False)
     expert = serializers.SlugField(max_length=64, required=False, allow_null=True)
     created_at = serializers.DateTimeField(required=False)
@@ -103,7 +108,10 @@ class MessagesView(APIView):
     ``{"id", "message_id", "status": "stored" | "duplicate"}`` per posted message, in
     order. A message whose ``message_id`` the session already holds is not stored again
     (a retried POST stores only what is new). With ``end_session`` true the session is
-    closed and its messages are extracted regardless of the throttle. Errors: 400 naming
+    closed and its messages are extracted regardless of the throttle. Roles: ``user``,
+    ``assistant``, ``tool``, ``system``, ``developer``; system and developer turns (the
+    platform's prompts) are stored but never read for memory, indexed for search, quoted
+    into a context or shown to the user. Errors: 400 naming
     the field; 409 naming ``messages[i].message_id`` when that id already names a different
     message; nothing of the batch is stored then.
     """

@@ -51,7 +51,7 @@ from types import SimpleNamespace
 from .extractor.service import candidates_extract
 from .llm_refiner import candidates_refine, refiner_enabled
 from .journal import journal_append
-from .models import Message, MessageRole, Session, SessionKind
+from .models import INSTRUCTION_ROLES, Message, MessageRole, Session, SessionKind
 
 log = logging.getLogger("bizmemory.extraction")
 
@@ -99,11 +99,14 @@ def _attribute_experts(messages: list[Message]) -> dict[int, str | None | bool]:
     """Map each user message id to the slug of the expert that answered it.
 
     The answering expert is the one on the first assistant/tool message after the
-    user message; ``None`` means the entry agent; ``False`` means no answer yet.
+    user message; ``None`` means the entry agent; ``False`` means no answer yet. System
+    and developer turns (``INSTRUCTION_ROLES``) are not answers: they are skipped.
     """
     out: dict[int, str | None | bool] = {}
     pending: list[int] = []
     for m in messages:
+        if m.role in INSTRUCTION_ROLES:
+            continue
         if m.role == MessageRole.USER:
             pending.append(m.pk)
             continue
@@ -265,11 +268,14 @@ def _read(messages, upto, answered_by, disabled, excluded, source) -> tuple[list
     or borderline sentences; ``masked`` -- ``[(Message, [Candidate])]``: the PII-free candidates of
     quarantined turns, read with their PII masked (never sent to an LLM, never a search source);
     ``blocked`` -- ``[(Message, sanitizer hits)]``; ``vetoed`` -- ``[(Message, veto code)]``.
-    A turn with a sensitive word yields nothing at all (the whole turn is confidential)."""
+    A turn with a sensitive word yields nothing at all (the whole turn is confidential).
+    Tool, system and developer turns are skipped (never read, never a source)."""
     pending, masked, blocked, vetoed, readable = [], [], [], [], []
     words = sensitive_words_active()
     for m in messages:
-        if m.pk > upto or m.role == MessageRole.TOOL:
+        if m.pk > upto or m.role == MessageRole.TOOL or m.role in INSTRUCTION_ROLES:
+            # Tool output and the platform's system/developer prompts are never read for
+            # memory and stay memory_source False (issue 17).
             continue
         if m.role == MessageRole.ASSISTANT:
             source[m.pk] = not (m.expert_id and (m.expert.slug in disabled or m.expert.slug in excluded))

@@ -78,6 +78,8 @@ def _validate(messages: list[IncomingMessage]) -> None:
     if not messages:
         raise IngestError("messages", "at least one message is required")
     for i, m in enumerate(messages):
+        # system / developer turns (the platform's prompts) are stored but never read for
+        # memory, indexed or shown to the user (consolidation.models.INSTRUCTION_ROLES).
         if m.role not in MessageRole.values:
             raise IngestError(f"messages[{i}].role", f"must be one of {MessageRole.values}")
         if not isinstance(m.content, str) or not m.content.strip():
@@ -104,7 +106,9 @@ def messages_ingest(
     """Store ``messages`` for a session, creating user, agent and session on first sight.
 
     Inputs: platform ids (``user_id``, ``session_id``, ``agent`` slug), the session
-    kind (``chat``/``scheduled``) and whether it is ``temporary``. Returns the
+    kind (``chat``/``scheduled``) and whether it is ``temporary``. A message's role is
+    ``user``, ``assistant``, ``tool``, ``system`` or ``developer``; system and developer
+    turns are stored but are never a memory source (extraction skips them). Returns the
     session and the messages this call stored, in order (a message whose
     ``message_id`` the session already holds is skipped: see
     :func:`messages_ingest_outcome` for the per-message result). When ``enqueue``

@@ -41,6 +41,15 @@ class MessageRole(models.TextChoices):
     USER = "user"
     ASSISTANT = "assistant"
     TOOL = "tool"
+    # The platform's instructions to the model (system prompts; OpenAI's "developer" turns):
+    # stored with the session, but never a memory source, never indexed for search, never
+    # quoted into a context and never shown on the user's pages (issue 17).
+    SYSTEM = "system"
+    DEVELOPER = "developer"
+
+
+# Roles whose turns are instructions to the model, not conversation (see MessageRole).
+INSTRUCTION_ROLES = frozenset({MessageRole.SYSTEM.value, MessageRole.DEVELOPER.value})
 
 
 class Message(models.Model):

@@ -264,7 +264,8 @@ def _masked(text: str) -> str:
 def session_index_refresh(*, user_id: int, batch: int = _INDEX_BATCH) -> int:
     """Embed ``user_id``'s messages not yet indexed, oldest first; returns how many were added.
 
-    Indexes ``user`` and ``assistant`` messages that extraction marked as a memory source
+    Indexes ``user`` and ``assistant`` messages (never tool output or the platform's system /
+    developer prompts) that extraction marked as a memory source
     (``Message.memory_source``: not memory-off, temporary, scheduled, disabled/excluded-expert,
     quarantined or cleared turns), PII masked, one chunk per message
     (first 2,000 characters). Each batch of ``batch`` messages is one transaction,

@@ -344,6 +344,8 @@ def memory_context(
     if session is not None:
         from consolidation.models import Message
 
+        # Conversation turns only: tool output and the platform's system / developer prompts
+        # are never quoted back (consolidation.models.INSTRUCTION_ROLES).
         recent = list(
             Message.objects.filter(session=session, role__in=["user", "assistant"])
             .order_by("-id").values_list("id", "role", "content")[:RECENT_TURNS_MAX]

@@ -75,8 +75,8 @@ def parse_conversation(raw: str, lineno: int) -> dict:
         if not isinstance(s["messages"], list) or not s["messages"]:
             raise _fail(lineno, f"{where}.messages", "must be a non-empty list")
         for j, m in enumerate(s["messages"]):
-            if not isinstance(m, dict) or m.get("role") not in ("user", "assistant", "tool"):
-                raise _fail(lineno, f"{where}.messages[{j}].role", "must be user, assistant or tool")
+            if not isinstance(m, dict) or m.get("role") not in ("user", "assistant", "tool", "system", "developer"):
+                raise _fail(lineno, f"{where}.messages[{j}].role", "must be user, assistant, tool, system or developer")
             if not isinstance(m.get("content"), str) or not m["content"].strip():
                 raise _fail(lineno, f"{where}.messages[{j}].content", "must be a non-empty string")
             expert = m.get("expert")
