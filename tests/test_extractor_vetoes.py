@@ -92,6 +92,12 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("no_answer_cue", ("那天心情很放松", "放松", "preference/tone"), ("回复我的时候轻松一点", "轻松一点", "preference/tone")),
     ("no_like_cue", ("The potato fries were cold", "potato fries", "preference/diet"), ("I love potato fries", "potato fries", "preference/diet")),
     ("no_like_cue", ("火锅店人很多", "火锅", "preference/diet"), ("我平时爱吃火锅", "火锅", "preference/diet")),
+    ("shape", ("I train German Shepherds and Poodles", "Poodles", "profile/language"), ("I speak German and Turkish", "Turkish", "profile/language")),
+    ("shape", ("我在保险那块儿忙", "保险那块儿", "profile/department"), ("我在保险理赔部", "保险理赔部", "profile/department")),
+    ("shape", ("Been rehearsing hard lately", "hard", "profile/skill"), ("I'm proficient in negotiation", "negotiation", "profile/skill")),
+    ("shape", ("I met Tracy Lawrence at my high school once", "Tracy Lawrence", "profile/education"), ("I did my master's at Georgia Tech", "Georgia Tech", "profile/education")),
+    ("shape", ("it was a pretty good time", "good time", "profile/seniority"), ("I have 12 years in audit", "12 years", "profile/seniority")),
+    ("no_answer_cue", ("Doctors said everything is fine", "everything is fine", "preference/instruction"), ("Always cite your sources", "cite your sources", "preference/instruction")),
 ])
 def test_value_veto(code, vetoed, kept):
     def run(text, value, label):

@@ -103,11 +103,62 @@ _GERUND_NEEDS_OBJECT = re.compile(
 _YOU_SUBJECT = re.compile(r"\b(?:you|your|you'?re|yours)\b|你(?!们公司)", re.I)
 
 
+# Values must have the shape of their key: a language names a language, a department looks like
+# a unit, a skill is a known skill or is said to be one... Checked on the model's spans (the rules
+# have their own shapes); the out-of-domain run showed chit-chat spans under every key.
+_LANGUAGE_WORDS = (r"english|chinese|mandarin|cantonese|spanish|french|german|japanese|korean|italian|portuguese|russian|arabic|hindi"
+                   r"|urdu|bengali|tamil|telugu|marathi|punjabi|turkish|dutch|swedish|norwegian|danish|finnish|polish|czech|greek"
+                   r"|hebrew|thai|vietnamese|indonesian|malay|tagalog|filipino|swahili|persian|farsi|ukrainian|romanian|hungarian"
+                   r"|catalan|basque|welsh|irish|afrikaans|zulu|yoruba|igbo|hausa|amharic|nepali|sinhala|burmese|khmer|lao"
+                   r"|british|american|simplified|traditional")
+_SHAPE = {
+    "profile/language": re.compile(rf"\b(?:{_LANGUAGE_WORDS})\b|[\u4e00-\u9fff]{{1,4}}[语文话]|普通话|国语|繁体|简体", re.I),
+    "preference/language": re.compile(rf"\b(?:{_LANGUAGE_WORDS})\b|[\u4e00-\u9fff]{{1,4}}[语文话]|普通话|国语|繁[体體]|简体|双语|bilingual", re.I),
+    "profile/department": re.compile(r"[部组科处室团队中心线]|办|\b(?:team|department|dept|division|group|unit|office|desk|squad|function|ops|operations"
+                                     r"|finance|hr|it|legal|sales|marketing|engineering|product|design|research|r&d|qa|compliance"
+                                     r"|procurement|purchasing|logistics|support|audit|risk|treasury|tax|security|data|analytics)\b", re.I),
+    "profile/education": re.compile(r"大学|学院|学校|本科|硕士|博士|研究生|大专|学士|中专|高中|专业|MBA|EMBA|\b(?:university|college|school|institute"
+                                    r"|polytechnic|academy|bachelor'?s?|master'?s?|ph\.?d|doctorate|degree|diploma|mba|msc|bsc|ba|ma|meng|beng"
+                                    r"|major|minor in|graduate|tech)\b|(?-i:\b[A-Z]{2,6}\b)", re.I),
+    "profile/seniority": re.compile(r"\d|[一二三四五六七八九十两几多]+年|资深|高级|初级|中级|首席|实习|主管级|经理级|总监级|[职级]"
+                                    r"|\b(?:senior|junior|principal|staff|lead|chief|head|entry|mid|intern|graduate|associate|director|vp"
+                                    r"|executive|manager level|years?|decades?)\b|\b[PLTMGE]\d", re.I),
+}
+_SKILL_CUE = re.compile(r"会|熟悉|熟练|精通|掌握|擅长|懂|技术栈|证|\b(?:know|knows|proficient|fluent|skilled|expert|experienced|experience"
+                        r"|good at|good with|certified|background in|trained in|specialis[ez]|specializ|stack|use|using|write|writes|coding"
+                        r"|code|program|develop|build)\b", re.I)
+_STRICT_INSTRUCTION = re.compile(
+    r"以后|今后|往后|默认|一律|每次|总是|都(?:要|用|给|按|别|不要)|别|不要|不用|请|记得|麻烦|给我|回我|答我|跟我说|对我|回复|回答|答复|说话|语气|口气"
+    r"|\b(?:always|never|from now on|going forward|in future|by default|every time|next time|keep doing|please|pls|kindly"
+    r"|give me|send me|show me|tell me|reply|respond|answer|write|explain|format|summari[sz]e|skip|avoid|don'?t (?:use|add|write|include)"
+    r"|no (?:need|fluff|emojis?|jargon)|i prefer|i'?d prefer|i'?d rather|i like (?:it|answers|replies)|works? best for me)\b", re.I)
+
+
+def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> str | None:
+    value = text[start:end]
+    sent = text[sentence.start:sentence.end]
+    rx = _SHAPE.get(label)
+    if rx is not None and not rx.search(value):
+        return "shape"
+    if label == "profile/skill" and not (_gazetteer_hit(value) or _SKILL_CUE.search(sent)):
+        return "shape"
+    if label in ("preference/instruction", "preference/tone") and not _STRICT_INSTRUCTION.search(sent):
+        return "no_answer_cue"
+    return None
+
+
+def _gazetteer_hit(value: str) -> bool:
+    from .text import _gazetteers
+
+    return any(name in ("code", "tech", "tool", "field") and rx.search(value) for name, rx in _gazetteers())
+
+
 def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> str | None:
     """Why the span is no value worth storing, or None: ``empty_value`` (function words, fillers,
     frame words such as "favorite food"), ``cut_value`` (a gerund torn from its object: "making"
-    from "making jewelry"), ``short_value`` (one CJK character outside food and drink), and the cue
-    checks ``no_answer_cue`` (answer-style preferences need an answer-directed or standing cue) and
+    from "making jewelry"), ``short_value`` (one CJK character outside food and drink), ``shape``
+    (the value lacks the shape of its key: a language, a unit, a degree or school, a level, a known
+    or declared skill), and the cue checks ``no_answer_cue`` (answer-style preferences need an answer-directed or standing cue) and
     ``no_like_cue`` (hobbies, food and drink need a liking or habit cue)."""
     value = text[start:end].strip()
     sent = text[sentence.start:sentence.end]
@@ -120,6 +171,9 @@ def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> s
     if label in _ANSWER_STYLE and not (_STANDING_EN.search(sent) or _EN_STYLE_CUE.search(sent)
                                        or _ZH_PREF_MARK.search(sent) or _ZH_ANSWER.search(sent)):
         return "no_answer_cue"
+    shape = _shape_veto(text, sentence, start, end, label)
+    if shape:
+        return shape
     if label in _LIKES:
         # The cue may follow in the next sentence ("… a flat white with oat milk? That's the only coffee I drink.")
         after = next((x for x in sentences(text) if x.start >= sentence.end), None)
