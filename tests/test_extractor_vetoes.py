@@ -98,6 +98,12 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("shape", ("I met Tracy Lawrence at my high school once", "Tracy Lawrence", "profile/education"), ("I did my master's at Georgia Tech", "Georgia Tech", "profile/education")),
     ("shape", ("it was a pretty good time", "good time", "profile/seniority"), ("I have 12 years in audit", "12 years", "profile/seniority")),
     ("no_answer_cue", ("Doctors said everything is fine", "everything is fine", "preference/instruction"), ("Always cite your sources", "cite your sources", "preference/instruction")),
+    ("no_answer_cue", ("Keep pushing and never forget how awesome you are", "never forget how awesome you are", "preference/instruction"), ("Never add disclaimers to your answers", "Never add disclaimers", "preference/instruction")),
+    ("shape", ("Hiking is a great way to center oneself", "a great way to center oneself", "profile/company"), ("I work at a small law firm", "a small law firm", "profile/company")),
+    ("shape", ("Harry Potter is my favorite book", "Harry Potter", "preference/tool"), ("I use Notion for everything", "Notion", "preference/tool")),
+    ("shape", ("I've been dealing with insurance and repairs", "insurance", "profile/industry"), ("I work in the insurance industry", "insurance", "profile/industry")),
+    ("third_party", ("The producer gave me some advice", "producer", "profile/role"), ("I'm the producer on this show", "producer", "profile/role")),
+    ("temporary", ("I bought air tickets to Toronto", "Toronto", "profile/city"), ("I live in Toronto", "Toronto", "profile/city")),
 ])
 def test_value_veto(code, vetoed, kept):
     def run(text, value, label):

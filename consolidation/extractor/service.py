@@ -109,9 +109,15 @@ _LEADING_CUE = re.compile(r"^(?:(?:now|really|totally|kind of|sort of)\s+)*(?:ha
                           r"|quit|stopped|gave up|ditched|不再|不喜欢|讨厌|受不了|戒了|不[喝吃玩用])\s*", re.I)
 
 
+# A hobby is the activity, not the verbs around it: "went bowling" → "bowling", "love reading" → "reading".
+_HOBBY_HEAD = re.compile(r"^(?:(?:i|we)\s+)?(?:really\s+)?(?:love|loves|like|likes|enjoy|enjoys|went|go|goes|going|do|doing|did|into)\s+(?=\w)", re.I)
+
+
 def _place_value(label: str, value: str) -> str:
     if label in ("profile/city", "fact/relocation"):
         return _PLACE_TAIL.sub("", value).strip() or value
+    if label == "preference/hobby":
+        return _HOBBY_HEAD.sub("", value).strip() or value
     return value
 
 

@@ -134,23 +134,52 @@ _STRICT_INSTRUCTION = re.compile(
     r"|no (?:need|fluff|emojis?|jargon)|i prefer|i'?d prefer|i'?d rather|i like (?:it|answers|replies)|works? best for me)\b", re.I)
 
 
+_ORG = re.compile(r"(?-i:[A-Z])|公司|集团|银行|医院|工厂|厂|店|所|院|局|中心|机构|学校|大学|工作室|平台|事务所|券商|基金"
+                  r"|\b(?:company|firm|bank|hospital|clinic|school|university|college|studio|agency|startup|start-up|store|shop"
+                  r"|restaurant|factory|plant|lab|charity|ngo|council|ministry|government|consultancy|practice|group|co\.?|inc|ltd|llc|gmbh)\b", re.I)
+_TOOL_CUE = re.compile(r"用|使用|软件|工具|\b(?:use|using|used|app|apps|software|tool|tools|platform|editor|ide|in|with)\b", re.I)
+_INDUSTRY_CUE = re.compile(r"行业|领域|赛道|(?:在|做|干|搞|从事)[^，。,]{1,10}|公司|企业|厂|\b(?:industry|sector|field|space|work in|work for|works in"
+                           r"|working in|company|firm|business|i'?m in|i am in|we'?re in|we are in|career in)\b", re.I)
+# An instruction or tone is about the assistant's output: it names that output and stands.
+_ANSWER_OBJECT = re.compile(
+    r"回答|回复|回我|答我|解释|写|格式|列表|表格|代码|例子|举例|引用|来源|邮件|报告|文档|总结|结论|语气|说话|用词|翻译|要点|篇幅|字数|英文|中文"
+    r"|\b(?:repl(?:y|ies)|answers?|respon(?:d|ses?)|write|writing|explain|explanations?|summar\w*|format\w*|lists?|tables?|bullets?"
+    r"|code|examples?|sources?|cite|citations?|links?|emails?|drafts?|reports?|docs?|documents?|emojis?|jargon|tone|language|words?"
+    r"|slides?|decks?|outlines?|translations?|preamble|caveats?|disclaimers?|details?|steps?|numbers?|figures?|headings?)\b", re.I)
+# Someone else's role: "The producer gave me advice", "my manager is ..." (not "I'm the producer").
+_OTHERS_ROLE_BEFORE = re.compile(r"(?<!i'm )(?<!i am )(?<!as )\b(?:the|my|our|his|her|their|your)\s+$", re.I)
+_TRIP = re.compile(r"旅游|旅行|出差|度假|玩了|去玩|飞去|\b(?:vacation|vacay|holiday|trip|tickets?|flights?|flew|fly(?:ing)?|travel\w*|visit\w*|tour\w*|getaway|layover)\b", re.I)
+
+
 def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> str | None:
     value = text[start:end]
     sent = text[sentence.start:sentence.end]
+    before = text[sentence.start:start]
     rx = _SHAPE.get(label)
     if rx is not None and not rx.search(value):
         return "shape"
-    if label == "profile/skill" and not (_gazetteer_hit(value) or _SKILL_CUE.search(sent)):
+    if label == "profile/skill" and not (_gazetteer_hit(value, ("code", "tech", "tool", "field")) or _SKILL_CUE.search(sent)):
         return "shape"
-    if label in ("preference/instruction", "preference/tone") and not _STRICT_INSTRUCTION.search(sent):
+    if label == "profile/company" and not _ORG.search(value):
+        return "shape"
+    if label == "preference/tool" and not (_gazetteer_hit(value, ("code", "tech", "tool")) or _TOOL_CUE.search(sent)):
+        return "shape"
+    if label == "profile/industry" and not _INDUSTRY_CUE.search(sent):
+        return "shape"
+    if label == "profile/role" and _OTHERS_ROLE_BEFORE.search(before):
+        return "third_party"
+    if label in ("profile/city", "fact/relocation") and _TRIP.search(sent):
+        return "temporary"  # a trip is not where the user lives
+    if label in ("preference/instruction", "preference/tone") and not (
+            _STRICT_INSTRUCTION.search(sent) and _ANSWER_OBJECT.search(sent)):
         return "no_answer_cue"
     return None
 
 
-def _gazetteer_hit(value: str) -> bool:
+def _gazetteer_hit(value: str, names) -> bool:
     from .text import _gazetteers
 
-    return any(name in ("code", "tech", "tool", "field") and rx.search(value) for name, rx in _gazetteers())
+    return any(name in names and rx.search(value) for name, rx in _gazetteers())
 
 
 def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> str | None:
