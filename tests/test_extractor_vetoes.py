@@ -104,6 +104,10 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("shape", ("I've been dealing with insurance and repairs", "insurance", "profile/industry"), ("I work in the insurance industry", "insurance", "profile/industry")),
     ("third_party", ("The producer gave me some advice", "producer", "profile/role"), ("I'm the producer on this show", "producer", "profile/role")),
     ("temporary", ("I bought air tickets to Toronto", "Toronto", "profile/city"), ("I live in Toronto", "Toronto", "profile/city")),
+    ("temporary", ("Oh, I've been to Paris yesterday!", "Paris", "profile/city"), ("我现在住在巴黎", "巴黎", "profile/city")),
+    ("past", ("I used to have a dog back in Michigan", "Michigan", "profile/city"), ("I have a dog in Michigan where I live", "Michigan", "profile/city")),
+    ("past", ("我以前在华为公司做销售", "华为公司", "profile/company"), ("我在华为公司做销售", "华为公司", "profile/company")),
+    ("shape", ("I'm thirty years old and I work at a supermarket", "thirty years", "profile/seniority"), ("I have 12 years of experience in audit", "12 years", "profile/seniority")),
 ])
 def test_value_veto(code, vetoed, kept):
     def run(text, value, label):

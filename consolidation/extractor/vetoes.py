@@ -148,7 +148,14 @@ _ANSWER_OBJECT = re.compile(
     r"|slides?|decks?|outlines?|translations?|preamble|caveats?|disclaimers?|details?|steps?|numbers?|figures?|headings?)\b", re.I)
 # Someone else's role: "The producer gave me advice", "my manager is ..." (not "I'm the producer").
 _OTHERS_ROLE_BEFORE = re.compile(r"(?<!i'm )(?<!i am )(?<!as )\b(?:the|my|our|his|her|their|your)\s+$", re.I)
-_TRIP = re.compile(r"旅游|旅行|出差|度假|玩了|去玩|飞去|\b(?:vacation|vacay|holiday|trip|tickets?|flights?|flew|fly(?:ing)?|travel\w*|visit\w*|tour\w*|getaway|layover)\b", re.I)
+_PAST_STATE = re.compile(r"以前|之前|曾经|原来|过去|当年|\b(?:used to|back in|formerly|previously|lost my job|laid off"
+                         r"|where i'?m from|i'?m from|grew up|was born)\b", re.I)
+_WORK_CONTEXT = re.compile(r"工作|经验|干了|入行|从业|职级|级别|岗|资深|高级|初级|中级|\b(?:work\w*|experience|career|job|industry|field|role"
+                           r"|position|level|senior|junior|principal|staff|lead|intern|in (?:the )?(?:business|trade)|as an?)\b"
+                           r"|\byears?\s+(?:in|at|as|with|on)\b|年的?(?:经验|工龄)", re.I)
+_AGE = re.compile(r"^\s*(?:old|of age|ago)\b|^\s*岁", re.I)
+_TRIP = re.compile(r"旅游|旅行|出差|度假|玩了|去玩|飞去|去过|\b(?:vacation|vacay|holiday|trip|tickets?|flights?|flew|fly(?:ing)?|travel\w*|visit\w*|tour\w*|getaway"
+                   r"|layover|been to|was in|went to|yesterday|last (?:week|month|weekend)|performing|concert|gig)\b", re.I)
 
 
 def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> str | None:
@@ -170,6 +177,10 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return "third_party"
     if label in ("profile/city", "fact/relocation") and _TRIP.search(sent):
         return "temporary"  # a trip is not where the user lives
+    if label.startswith("profile/") and _PAST_STATE.search(before):
+        return "past"  # "I used to have a dog back in Michigan", "I lost my job at the company"
+    if label == "profile/seniority" and not (_WORK_CONTEXT.search(sent) and not _AGE.search(text[end:end + 12])):
+        return "shape"  # "thirty years old", "my youngest is almost 10 years old" are ages
     if label in ("preference/instruction", "preference/tone") and not (
             _STRICT_INSTRUCTION.search(sent) and _ANSWER_OBJECT.search(sent)):
         return "no_answer_cue"
