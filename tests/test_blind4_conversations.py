@@ -6,6 +6,9 @@ Blind 4's first, untouched run (commit 2c7bba4, trained extractor 2026.12-m1): r
 kind_acc=0.669 pollution=0.017, no leaks. The floors below are a regression report on a set that
 is now known, not a measure of generalisation: leaks must stay 0 (policy); recall and pollution
 may not fall back to what rules alone gave on the same set (recall 0.483).
+Blind 5 (36 conversations, written blind at the end of session 3) — first, untouched run (commit
+85fbf2d): recall=0.706 kind_acc=0.695 pollution=0.034, no leaks, quarantine_acc=0.972; rules alone
+in the same run: recall 0.385. Its floors too are a regression report from now on.
 The knowledge chats: at most 3% of them may end with any stored item (issue 13).
 """
 import json
@@ -42,6 +45,19 @@ def test_blind4_keeps_no_leaks_and_stays_above_the_rules_alone(db, settings):
     assert figs["quarantine_acc"] == 1.0, report
     assert figs["recall"] >= 0.65, f"{figs}\n{report}"
     assert figs["pollution"] <= 0.03, f"{figs}\n{report}"
+
+
+def test_blind5_keeps_no_leaks_and_stays_above_the_rules_alone(db, settings):
+    score_mod = _load_scorer()
+    if not WORDS.is_file():
+        pytest.skip(f"shared sensitive-word list not found at {WORDS}")
+    gold, export = _replay(DATA / "blind5_conversations.jsonl", settings)
+    figs, failures = _figures(score_mod, gold, export)
+    report = "\n".join("\t".join(map(str, f)) for f in failures)
+    assert figs["cases"] == 36
+    assert figs["pii_leaks"] == 0 and figs["sensitive_leaks"] == 0 and figs["switch_leaks"] == 0, report
+    assert figs["recall"] >= 0.65, f"{figs}\n{report}"
+    assert figs["pollution"] <= 0.045, f"{figs}\n{report}"
 
 
 def test_knowledge_chats_about_third_parties_store_almost_nothing(db, settings):

@@ -160,14 +160,14 @@ def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list
 
 def _covered(cand: Candidate, rules: list[Candidate]) -> bool:
     """True when a rule candidate already says this (same key, or the same registry key with one
-    value inside the other); for a one-value key any rule value wins."""
+    value inside the other; or the same value under any profile/preference key); for a one-value
+    key any rule value wins."""
     from profiles.taxonomy import key_name, key_spec
 
     spec = key_spec(kind=cand.kind, key=cand.key)
     v = cand.value.casefold()
-    if cand.kind == "preference" and spec is not None and spec.name in ("tool", "code_language") and any(
-            r.value.casefold() == v for r in rules):
-        return True  # "I use Python at work": the rules' skill says it; a tool preference needs a directive
+    if cand.kind != "fact" and any(r.kind != "fact" and r.value.casefold() == v for r in rules):
+        return True  # one span, one key: "I use COBOL at work" is the rules' skill, not also a role or a tool
     for r in rules:
         if r.kind != cand.kind or key_name(kind=r.kind, key=r.key) != key_name(kind=cand.kind, key=cand.key):
             continue

@@ -106,7 +106,7 @@ def test_hand_written_bad_bodies_get_4xx_json_naming_the_field(stack_factory, ap
         "wrong nested type": (json.dumps({**SEED, "session": "fz-4", "messages": [{"role": 7, "content": ["a"]}]}),
                               "messages[0].role"),
         "missing user": (json.dumps({"session": "fz-5", "messages": [ok_msg]}), "user"),
-        "bad role": (json.dumps({**SEED, "session": "fz-6", "messages": [{"role": "system", "content": "x"}]}),
+        "bad role": (json.dumps({**SEED, "session": "fz-6", "messages": [{"role": "robot", "content": "x"}]}),
                      "messages[0].role"),
         "another user's session": (json.dumps({**SEED, "user": "fuzz-intruder"}), "session"),
     }
