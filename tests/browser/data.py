@@ -33,9 +33,9 @@ def memory_fill(user, long_values: bool = False) -> None:
     opportunity but ideographs, and a kept-out record in a session with a long external id."""
     rows = [("profile", "city", "北京", "城市：北京", T0), ("profile", "role", "产品经理", "职位：产品经理", T0),
             ("preference", "answer_style", "简洁", "偏好：回答简洁，多用表格", T0),
-            ("fact", "hobby", "观鸟", LONG_ZH, T0), ("profile", "city", "深圳", "城市：深圳", T0 + dt.timedelta(days=30))]
+            ("fact", "award", "观鸟", LONG_ZH, T0), ("profile", "city", "深圳", "城市：深圳", T0 + dt.timedelta(days=30))]
     if long_values:
-        rows.append(("fact", "weekend", "湿地公园", LONG_ZH_UNBROKEN + LONG_TOKEN, T0 + dt.timedelta(days=31)))
+        rows.append(("fact", "home", "湿地公园", LONG_ZH_UNBROKEN + LONG_TOKEN, T0 + dt.timedelta(days=31)))
     for n, (kind, key, value, text, at) in enumerate(rows):
         JournalEntry.objects.create(user=user, kind=kind, key=key, value=value, text=text, observed_at=at,
                                     created_at=at, tokens=20)
