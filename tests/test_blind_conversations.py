@@ -33,31 +33,23 @@ def _replay(path, settings):
     return gold, json.loads(out.getvalue())
 
 
-def test_blind4_keeps_no_leaks_and_stays_above_the_rules_alone(db, settings):
+# (file, cases, recall floor, pollution ceiling, quarantine accuracy floor)
+BLIND_SETS = [("blind4_conversations.jsonl", 34, 0.65, 0.03, 1.0), ("blind5_conversations.jsonl", 36, 0.65, 0.045, 0.97)]
+
+
+@pytest.mark.parametrize("name,cases,recall,pollution,quarantine", BLIND_SETS, ids=[b[0].split("_")[0] for b in BLIND_SETS])
+def test_a_blind_set_keeps_no_leaks_and_stays_above_the_rules_alone(db, settings, name, cases, recall, pollution, quarantine):
     score_mod = _load_scorer()
     if not WORDS.is_file():
         pytest.skip(f"shared sensitive-word list not found at {WORDS}")
-    gold, export = _replay(DATA / "blind4_conversations.jsonl", settings)
+    gold, export = _replay(DATA / name, settings)
     figs, failures = _figures(score_mod, gold, export)
     report = "\n".join("\t".join(map(str, f)) for f in failures)
-    assert figs["cases"] == 34
+    assert figs["cases"] == cases
     assert figs["pii_leaks"] == 0 and figs["sensitive_leaks"] == 0 and figs["switch_leaks"] == 0, report
-    assert figs["quarantine_acc"] == 1.0, report
-    assert figs["recall"] >= 0.65, f"{figs}\n{report}"
-    assert figs["pollution"] <= 0.03, f"{figs}\n{report}"
-
-
-def test_blind5_keeps_no_leaks_and_stays_above_the_rules_alone(db, settings):
-    score_mod = _load_scorer()
-    if not WORDS.is_file():
-        pytest.skip(f"shared sensitive-word list not found at {WORDS}")
-    gold, export = _replay(DATA / "blind5_conversations.jsonl", settings)
-    figs, failures = _figures(score_mod, gold, export)
-    report = "\n".join("\t".join(map(str, f)) for f in failures)
-    assert figs["cases"] == 36
-    assert figs["pii_leaks"] == 0 and figs["sensitive_leaks"] == 0 and figs["switch_leaks"] == 0, report
-    assert figs["recall"] >= 0.65, f"{figs}\n{report}"
-    assert figs["pollution"] <= 0.045, f"{figs}\n{report}"
+    assert figs["quarantine_acc"] >= quarantine, report
+    assert figs["recall"] >= recall, f"{figs}\n{report}"
+    assert figs["pollution"] <= pollution, f"{figs}\n{report}"
 
 
 def test_knowledge_chats_about_third_parties_store_almost_nothing(db, settings):
