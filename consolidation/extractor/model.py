@@ -25,7 +25,14 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+import joblib
 import numpy as np
+import sklearn_crfsuite
+from scipy.sparse import csr_matrix, hstack
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.preprocessing import MultiLabelBinarizer
 
 from profiles.taxonomy import LEARNED_LABELS
 
@@ -160,8 +167,6 @@ class Extractor:
 
     def save(self, path: Path = ARTIFACT) -> None:
         """Write the artifact (joblib, compressed) and its metadata beside it (``.json``)."""
-        import joblib
-
         path.parent.mkdir(parents=True, exist_ok=True)
         state = {"tfidf": self.tfidf, "gate": self.gate, "clf": self.clf, "crf": self.crf, "labels": self.labels,
                  "meta": self.meta}
@@ -175,8 +180,6 @@ class Extractor:
         return np.asarray(self.encode(texts), dtype=np.float32) * USE_WEIGHT
 
     def _features(self, X_tfidf, texts: list[str]):
-        from scipy.sparse import csr_matrix, hstack
-
         return hstack([X_tfidf, csr_matrix(self._dense(texts))]).tocsr()
 
     # ----------------------------------------------------------------- predict
@@ -275,12 +278,6 @@ def train(rows: list[dict], *, encode, corpus_sha: str = "", progress=None) -> E
     sentence encoder. ``progress(str)`` receives step messages. Raises ValueError on an empty
     corpus or one without any learned label.
     """
-    import sklearn_crfsuite
-    from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.multiclass import OneVsRestClassifier
-    from sklearn.preprocessing import MultiLabelBinarizer
-
     say = progress or (lambda _m: None)
     exs = examples_from_rows(rows)
     if not exs or not any(e.labels for e in exs):
@@ -322,8 +319,6 @@ def train(rows: list[dict], *, encode, corpus_sha: str = "", progress=None) -> E
 def load(path: Path = ARTIFACT, *, encode=None) -> Extractor:
     """Load the artifact at ``path``. Raises FileNotFoundError when it is missing (run
     ``manage.py train_extractor``)."""
-    import joblib
-
     state = joblib.load(path)
     return Extractor(tfidf=state["tfidf"], gate=state["gate"], clf=state["clf"], crf=state["crf"],
                      labels=state["labels"], meta=state["meta"], encode=encode)

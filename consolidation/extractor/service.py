@@ -23,7 +23,8 @@ import re
 import threading
 from dataclasses import dataclass, field
 
-from profiles.taxonomy import spec_for_label, stored_key
+from profiles.embeddings import USEEmbedder, get_embedder
+from profiles.taxonomy import key_name, key_spec, spec_for_label, stored_key
 
 from .. import extraction_lexicon as L
 from ..extraction_common import Candidate, _cand, _lang_of, candidate_reword
@@ -53,8 +54,6 @@ class TurnCandidates:
 
 def _encoder():
     # Share the process's USE instance with the search embedder when that is USE (one copy in RAM).
-    from profiles.embeddings import USEEmbedder, get_embedder
-
     try:
         emb = get_embedder()
     except Exception:  # settings not configured (tools run outside Django)
@@ -66,8 +65,6 @@ def _encoder():
 
 @functools.lru_cache(maxsize=1)
 def _own_use():
-    from profiles.embeddings import USEEmbedder
-
     return USEEmbedder(threads=2)
 
 
@@ -162,8 +159,6 @@ def _covered(cand: Candidate, rules: list[Candidate]) -> bool:
     """True when a rule candidate already says this (same key, or the same registry key with one
     value inside the other; or the same value under any profile/preference key); for a one-value
     key any rule value wins."""
-    from profiles.taxonomy import key_name, key_spec
-
     spec = key_spec(kind=cand.kind, key=cand.key)
     v = cand.value.casefold()
     if cand.kind != "fact" and any(r.kind != "fact" and r.value.casefold() == v for r in rules):
@@ -183,8 +178,6 @@ def _tightened(rule: Candidate, model: Candidate) -> Candidate:
     """The rule candidate with the model's value when that is the tight span inside the rule's
     clause-long value ("I like green tea" → "green tea"; the rule's key is kept, so preferences
     still supersede by topic). Other candidates come back unchanged."""
-    from profiles.taxonomy import key_name
-
     if (rule.kind != "preference" or rule.kind != model.kind or rule.operation != model.operation
             or key_name(kind=rule.kind, key=rule.key) != key_name(kind=model.kind, key=model.key)):
         return rule
@@ -198,8 +191,6 @@ def _rule_normalise(cand: Candidate) -> list[Candidate]:
     "hiking; chess") becomes one candidate per value with the value in the key
     ("pref:hobby:hiking"), so each value can be retracted alone; a fact's value loses a dangling
     preposition ("moved to Toronto in" → "moved to Toronto")."""
-    from profiles.taxonomy import key_spec
-
     spec = key_spec(kind=cand.kind, key=cand.key)
     if cand.kind == "fact":
         value = re.sub(r"\s+(?:in|on|at|around|about|since|from|back in)$", "", cand.value, flags=re.I)

@@ -15,6 +15,8 @@ import logging
 import re
 from dataclasses import dataclass
 
+from .. import extraction_lexicon as L
+
 _CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(
     rf"[{_CJK_CHAR}]|[A-Za-z][A-Za-z0-9+#&'’.\-]*[A-Za-z0-9+#]|[A-Za-z]|\d+(?:[.,:]\d+)*|[^\s{_CJK_CHAR}A-Za-z0-9]"
@@ -133,12 +135,10 @@ def _alt(words) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _gazetteers() -> list[tuple[str, re.Pattern]]:
+def gazetteers() -> list[tuple[str, re.Pattern]]:
     """Word lists of the rules (:mod:`consolidation.extraction_lexicon`) as CRF features — Rasa's
     regex / lookup-table features: cities, regions, titles, fields, industries, seniority words,
     code languages, tech skills, tools, family words, other people, hobbies."""
-    from .. import extraction_lexicon as L
-
     def words(x):
         return x.split() if isinstance(x, str) else list(x)
 
@@ -173,7 +173,7 @@ def _gazetteers() -> list[tuple[str, re.Pattern]]:
 def _lexicon_marks(text: str, span: Span) -> dict[int, list[str]]:
     """Character offset → gazetteer marks (``lex=city:B`` / ``lex=city:I``) for matches in ``span``."""
     marks: dict[int, list[str]] = {}
-    for name, rx in _gazetteers():
+    for name, rx in gazetteers():
         for m in rx.finditer(text, span.start, span.end):
             for k in range(m.start(), m.end()):
                 marks.setdefault(k, []).append(f"lex={name}:{'B' if k == m.start() else 'I'}")

@@ -16,7 +16,9 @@ from profiles.taxonomy import REGISTRY
 from ..extraction_common import detect_injection
 from ..extraction_en import _EN_EMOTION, _EN_HYPO, _EN_STYLE_CUE, _EN_TEMP
 from ..extraction_zh import _ZH_EMOTION, _ZH_HYPO, _ZH_PLAN, _ZH_PREF_MARK, _ZH_QWORD, _ZH_QWORD_WEAK, _ZH_TEMP
-from .text import FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, is_cjk, sentences, sub_clauses
+from .text import (
+    FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, gazetteers, is_cjk, sentences, sub_clauses,
+)
 
 # Preferences that direct an agent to leak or act are injections, whatever their wording: reveal
 # prompts / keys / passwords / other people's data, add links, hide being an AI, ask for secrets.
@@ -188,9 +190,7 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
 
 
 def _gazetteer_hit(value: str, names) -> bool:
-    from .text import _gazetteers
-
-    return any(name in names and rx.search(value) for name, rx in _gazetteers())
+    return any(name in names and rx.search(value) for name, rx in gazetteers())
 
 
 def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> str | None:
