@@ -2,29 +2,18 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
+from bizmemory.admin_base import ReadOnlyAdmin, ServiceOwnedAdmin
+
 from .models import AuditLog, QuarantineRecord, SensitiveWord
 from .services import QuarantineGone, quarantine_delete
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Audit and quarantine rows are written by services only."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(AuditLog)
-class AuditLogAdmin(ReadOnlyAdmin):
+class AuditLogAdmin(ServiceOwnedAdmin):
     list_display = ("created_at", "action", "actor", "subject_user", "target_type", "target_id")
     list_filter = ("action", "target_type")
     list_select_related = ("actor", "subject_user")
     search_fields = ("action", "target_id", "subject_user__username")
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(QuarantineRecord)
@@ -32,7 +21,7 @@ class QuarantineRecordAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "user", "hit_types", "preview", "expires_at", "review")
     list_filter = ("hit_types",)
     list_select_related = ("user",)
-    raw_id_fields = ("user", "session")
+    raw_id_fields = ("user",)
     exclude = ("original_encrypted",)
 
     # Deleting here is allowed (deleting a user cascades to their records) but goes through

@@ -3,7 +3,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from profiles.page_selectors import hit_type_name
+from .labels import hit_type_name
 
 from .sanitizer import ENTITY_TYPES
 
@@ -12,7 +12,7 @@ class QuarantineFilterForm(forms.Form):
     """GET filters of the quarantine list: entity type, inclusive date range (YYYY-MM-DD), user id.
 
     Type choices are the sanitizer's codes (``audit.sanitizer.ENTITY_TYPES``) shown under
-    their readable, translated names (``profiles.page_selectors.HIT_TYPE_NAMES``)."""
+    their readable, translated names (``audit.labels.HIT_TYPE_NAMES``)."""
 
     type = forms.ChoiceField(
         label=_("type"), choices=[("", _("any type"))] + [(t, hit_type_name(t)) for t in ENTITY_TYPES], required=False

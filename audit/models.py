@@ -23,7 +23,10 @@ class QuarantineRecord(models.Model):
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quarantine_records")
-    session = models.ForeignKey("consolidation.Session", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # The session's pk (``consolidation.Session``): an id, not a foreign key — audit is the leaf
+    # app and depends on no other (issue 15).
+    session_id = models.BigIntegerField(null=True, blank=True)
+    session_external_id = models.CharField(max_length=128, blank=True)  # the platform's session id, as shown
     message_ids = models.JSONField(default=list)
     original_encrypted = models.BinaryField()
     hits = models.JSONField(default=list)

@@ -31,7 +31,7 @@ def quarantine_list(
     encrypted original deferred. Filters (each optional): ``hit_type`` — one entity type
     among the record's hit types; ``date_from``/``date_to`` — inclusive calendar days of
     ``created_at`` in the current time zone; ``username`` — exact platform user id."""
-    qs = QuarantineRecord.objects.select_related("user", "session").defer("original_encrypted")
+    qs = QuarantineRecord.objects.select_related("user").defer("original_encrypted")
     if hit_type:
         qs = qs.filter(_type_q(hit_type))
     if date_from:
@@ -46,5 +46,5 @@ def quarantine_list(
 def quarantine_detail(*, record_id: int) -> QuarantineRecord | None:
     """One quarantine record (user and session joined, original deferred), or None."""
     return (
-        QuarantineRecord.objects.select_related("user", "session").defer("original_encrypted").filter(pk=record_id).first()
+        QuarantineRecord.objects.select_related("user").defer("original_encrypted").filter(pk=record_id).first()
     )

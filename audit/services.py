@@ -10,8 +10,12 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import connection, transaction
 
+from django.utils import timezone
+
 from . import crypto
 from .models import AuditLog, QuarantineRecord, SensitiveWord
+from .ports import quarantine_resubmitter
+from .sanitizer import analyze, mask
 
 
 def audit_record(
@@ -62,17 +66,16 @@ def sensitive_words_active() -> list[str]:
 
 
 @transaction.atomic
-def quarantine_file(*, user, session, message_ids: list[int], original: str, hits: list, now: dt.datetime) -> QuarantineRecord:
+def quarantine_file(*, user, session_id: int | None, session_external_id: str = "", message_ids: list[int], original: str, hits: list, now: dt.datetime) -> QuarantineRecord:
     """Store a blocked original, encrypted, with its detector hits; audit it without the content.
 
     ``hits`` are ``audit.sanitizer.Hit`` objects (char offsets into ``original``).
     The record expires ``BIZMEMORY['QUARANTINE_RETENTION_DAYS']`` days after ``now``.
     """
-    from .sanitizer import mask
-
     rec = QuarantineRecord.objects.create(
         user=user,
-        session=session,
+        session_id=session_id,
+        session_external_id=session_external_id or "",
         message_ids=list(message_ids),
         original_encrypted=crypto.encrypt(original),
         hits=[{"type": h.entity_type, "start": h.start, "end": h.end, "score": round(h.score, 3)} for h in hits],
@@ -183,8 +186,6 @@ class FalsePositiveResult:
 
 def _only_allowed_hits(text: str, allowed: set[str], words: list[str]) -> bool:
     """True when every hit in ``text`` lies inside one of the ``allowed`` strings."""
-    from .sanitizer import analyze
-
     return all(
         any(text[h.start : h.end].strip() in a for a in allowed)
         for h in analyze(text, sensitive_words=words)
@@ -196,56 +197,34 @@ def quarantine_mark_false_positive(*, record_id: int, actor, now: dt.datetime | 
     allowed for this one item, then delete the record.
 
     Steps (rule: issue #4, "mark a false positive, which re-submits the candidate with the
-    flagged span allowed for that one item (audited)"): decrypt the original; skip it if
-    ``extraction_rules.detect_injection`` fires; run ``extraction_rules.extract_candidates``
-    at the message time; re-run ``audit.sanitizer.analyze`` (with the sensitive words in
-    force now) on each candidate's ``text`` and ``value`` and drop the candidate when any
-    hit is not inside a string the record flagged; write the survivors with
-    ``consolidation.journal.journal_append`` (user, session, the record's message ids,
-    ``observed_at`` = the message time, else the record's ``created_at``); delete the record;
-    audit ``quarantine.false_positive`` with counts and ids only; queue consolidation after
-    commit when something was written. All in one transaction. ``now`` (aware datetime,
-    default: the current time) stamps the journal entries.
+    flagged span allowed for that one item (audited)"): decrypt the original; claim (delete)
+    the record; hand the original to the pipeline's registered resubmitter
+    (:mod:`audit.ports`, ``consolidation.quarantine_review``), which skips injections and
+    memory that is off, extracts candidates at the message time and journals those whose
+    ``text`` and ``value`` have no sanitizer hit (sensitive words in force now) outside a string
+    the record flagged; audit ``quarantine.false_positive`` with counts and ids only. All in
+    one transaction. ``now`` (aware datetime, default: the current time) stamps the journal
+    entries.
 
     Errors: :class:`QuarantineGone` (unknown id, or another admin acted first: nothing is
     written); :class:`QuarantineUnreadable` (wrong key: nothing changes).
     """
-    from consolidation import extraction_rules
-    from consolidation.journal import journal_append
-    from consolidation.models import Message
-    from consolidation.tasks import enqueue_consolidation
-    from django.utils import timezone
-    from profiles.services import memory_settings_get
-
     now = now or timezone.now()
     rec = _record_get(record_id)
     original = _original(rec)
     allowed = {original[h["start"] : h["end"]].strip() for h in rec.hits} - {""}
-    first = Message.objects.filter(pk__in=rec.message_ids).order_by("created_at").values_list("created_at", flat=True).first()
-    observed_at = first or rec.created_at
+    words = sensitive_words_active()
     result = FalsePositiveResult()
-    survivors = []
-    if extraction_rules.detect_injection(original):
-        result.reason = "injection"
-    elif not memory_settings_get(user=rec.user).memory_enabled:
-        result.reason = "memory_off"
-    else:
-        candidates = extraction_rules.extract_candidates(original, at=observed_at)
-        words = sensitive_words_active()
-        survivors = [
-            c for c in candidates
-            if _only_allowed_hits(c.text, allowed, words) and _only_allowed_hits(c.value, allowed, words)
-        ]
-        result.candidates, result.dropped = len(candidates), len(candidates) - len(survivors)
     with transaction.atomic():
         if not _claim(rec):
             raise QuarantineGone(f"quarantine record {record_id} was already removed")
-        entries = journal_append(
-            user_id=rec.user_id, session_id=rec.session_id, candidates=survivors,
-            source_message_ids=list(rec.message_ids), observed_at=observed_at, now=now,
-        ) if survivors else []
-        result.written = len(entries)
-        result.journal_entry_ids = [e.pk for e in entries]
+        outcome = quarantine_resubmitter().resubmit(
+            user_id=rec.user_id, session_id=rec.session_id, message_ids=list(rec.message_ids), original=original,
+            keep=lambda text: _only_allowed_hits(text, allowed, words), recorded_at=rec.created_at, now=now,
+        )
+        result.candidates, result.dropped, result.reason = outcome.candidates, outcome.dropped, outcome.reason
+        result.journal_entry_ids = list(outcome.journal_entry_ids)
+        result.written = len(result.journal_entry_ids)
         audit_record(
             action="quarantine.false_positive", actor=actor, subject_user_id=rec.user_id,
             target_type="quarantine_record", target_id=str(rec.pk),
@@ -255,6 +234,4 @@ def quarantine_mark_false_positive(*, record_id: int, actor, now: dt.datetime | 
                 "journal_entry_ids": result.journal_entry_ids,
             },
         )
-        if entries:
-            enqueue_consolidation(user_id=rec.user_id)
     return result

@@ -19,7 +19,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from profiles.page_selectors import hit_type_name
+from .labels import hit_type_name
 
 from . import services
 from .forms import QuarantineFilterForm
@@ -30,7 +30,7 @@ PAGE_SIZE = 50
 
 def _type_names(codes) -> list[dict]:
     """``[{"code", "name"}]`` for sanitizer entity-type codes, the name readable and
-    translated (``profiles.page_selectors.hit_type_name``, the user pages' mapping)."""
+    translated (``audit.labels.hit_type_name``, the user pages' mapping)."""
     return [{"code": c, "name": hit_type_name(c)} for c in codes if c]
 
 

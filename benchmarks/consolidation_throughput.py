@@ -83,7 +83,8 @@ def _journal(user_ids: list[int], per_user: int, t0, rng: random.Random):
 
 
 def _reset():
-    from consolidation.models import ConfirmationRequest, JournalEntry, MemoryVersion, Snapshot
+    from consolidation.models import JournalEntry
+    from profiles.models import ConfirmationRequest, MemoryVersion, Snapshot
     from profiles.models import MemoryDocument, MemoryItem, MemorySettings
 
     for model in (ConfirmationRequest, JournalEntry, Snapshot, MemoryDocument, MemoryVersion):

@@ -101,7 +101,8 @@ def main() -> int:
 
     _setup(args.embedder)
     from bizmemory.tokens import count_tokens
-    from profiles.search import memory_search, session_index_refresh
+    from profiles.search import memory_search
+    from consolidation.session_index import session_index_refresh
 
     convs = json.loads(DATA.read_text(encoding="utf-8"))[: args.conversations]
     ours, base, share, latencies = [], [], [], []

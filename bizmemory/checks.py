@@ -10,6 +10,8 @@ import re
 from django.conf import settings
 from django.core import checks
 
+from audit.crypto import quarantine_key_problem
+
 _POSITIVE = [
     "EXTRACTION_LEASE_SECONDS",
     "CONSOLIDATION_BATCH_TOKENS",
@@ -77,8 +79,6 @@ def check_bizmemory_settings(app_configs=None, **kwargs):
     words_file = cfg.get("SENSITIVE_WORDS_FILE")
     if words_file and not os.path.isfile(words_file):
         errors.append(checks.Error(f"BIZMEMORY_SENSITIVE_WORDS_FILE names a missing file: {words_file}", id="bizmemory.E007"))
-    from audit.crypto import quarantine_key_problem
-
     problem = quarantine_key_problem()
     if problem:
         errors.append(checks.Error(problem, id="bizmemory.E010"))

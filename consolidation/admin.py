@@ -1,34 +1,24 @@
 from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 
+from audit.services import sensitive_words_active
+from bizmemory.admin_base import ReadOnlyAdmin, ServiceOwnedAdmin
+from profiles.models import ConsolidationProposal
+from profiles.selectors import outbound_mask
+
 from .consolidate import ProposalError, proposal_approve, proposal_reject
-from .models import INSTRUCTION_ROLES, ConfirmationRequest, ConsolidationProposal, JournalEntry, MemoryVersion, Message, Session, Snapshot
-
-
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
-class ServiceOwned(ReadOnly):
-    """Rows only services write or delete: no add, change or delete here."""
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+from .models import INSTRUCTION_ROLES, JournalEntry, Message, Session
 
 
 @admin.register(Session)
-class SessionAdmin(ReadOnly):
+class SessionAdmin(ReadOnlyAdmin):
     list_display = ("external_id", "user", "agent", "kind", "temporary", "started_at", "ended_at", "watermark")
     list_filter = ("kind", "temporary")
     list_select_related = ("user", "agent")
 
 
 @admin.register(Message)
-class MessageAdmin(ReadOnly):
+class MessageAdmin(ReadOnlyAdmin):
     """Session messages, read-only and masked: the raw text may hold PII that the sanitizer kept
     out of memory, and an original is only ever shown through the audited quarantine reveal
     (``/review/``). Staff see what the outbound sanitizer leaves of it; the content of the
@@ -47,52 +37,19 @@ class MessageAdmin(ReadOnly):
         a placeholder for system / developer turns (``INSTRUCTION_ROLES``)."""
         if obj.role in INSTRUCTION_ROLES:
             return f"({obj.role} prompt: not shown)"
-        from audit.services import sensitive_words_active
-        from profiles.selectors import outbound_mask
-
         return outbound_mask(obj.content, words=sensitive_words_active())
 
 
 @admin.register(JournalEntry)
-class JournalEntryAdmin(ReadOnly):
+class JournalEntryAdmin(ReadOnlyAdmin):
     list_display = ("id", "user", "kind", "key", "status", "tokens", "created_at")
     list_filter = ("status", "kind")
     list_select_related = ("user",)
     raw_id_fields = ("user", "session")
 
 
-@admin.register(Snapshot)
-class SnapshotAdmin(ReadOnly):
-    list_display = ("user", "version", "reason", "created_at")
-    list_filter = ("reason",)
-    list_select_related = ("user",)
-    raw_id_fields = ("user",)
-
-
-@admin.register(MemoryVersion)
-class MemoryVersionAdmin(ServiceOwned):
-    """The per-user change counter the services bump; never edited by hand."""
-
-    list_display = ("user", "version", "updated_at")
-    list_select_related = ("user",)
-    raw_id_fields = ("user",)
-    search_fields = ("user__username",)
-
-
-@admin.register(ConfirmationRequest)
-class ConfirmationRequestAdmin(ServiceOwned):
-    """Resolved by the user on their memory page (``confirmation_confirm`` / ``_reject``)."""
-
-    list_display = ("id", "user", "key", "status", "created_at", "resolved_at")
-    list_filter = ("status",)
-    list_select_related = ("user",)
-    raw_id_fields = ("user", "old_item", "new_item")
-    search_fields = ("user__username", "key")
-    date_hierarchy = "created_at"
-
-
 @admin.register(ConsolidationProposal)
-class ConsolidationProposalAdmin(ServiceOwned):
+class ConsolidationProposalAdmin(ServiceOwnedAdmin):
     """Held consolidations (loss guard). Resolved only through the approve / reject actions,
     which call ``proposal_approve`` / ``proposal_reject`` (audited, with the admin as actor)."""
 

@@ -2,7 +2,7 @@
 
 Mounted at /staff/ by bizmemory/urls.py (namespace ``staff``). Anonymous visitors are sent
 to the login page; signed-in non-staff users get 403 (``audit.views.staff_required``).
-Actions are POST only (CSRF-protected); the logic lives in ``consolidation.snapshots``.
+Actions are POST only (CSRF-protected); the logic lives in ``profiles.versions``.
 The quarantine review is at /review/ (``audit.views``); the raw tables are in /admin/.
 """
 
@@ -31,8 +31,9 @@ from profiles.models import MemoryItem
 from profiles.page_selectors import snapshot_diff, versions_list
 
 from .dashboard import dashboard_figures
-from .models import SnapshotReason
-from .snapshots import SnapshotNotFound, snapshot_create, snapshot_restore
+from profiles.models import SnapshotReason
+from profiles.versions import SnapshotNotFound, snapshot_create
+from profiles.services import snapshot_restore
 
 PAGE_SIZE = 50
 

@@ -4,3 +4,14 @@ from django.apps import AppConfig
 class ConsolidationConfig(AppConfig):
     default_auto_field = 'django.db.models.BigAutoField'
     name = 'consolidation'
+
+    def ready(self):
+        """Fill the lower apps' registries with the pipeline's side (``profiles.ports``, ``audit.ports``)."""
+        from audit.ports import quarantine_resubmitter_register
+        from profiles.ports import conversations_register
+
+        from .ports import ConversationPort
+        from .quarantine_review import QuarantineResubmitter
+
+        conversations_register(ConversationPort())
+        quarantine_resubmitter_register(QuarantineResubmitter())

@@ -65,23 +65,19 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from audit.services import audit_record
-from profiles.models import MemoryItem, MemorySettings
-from profiles.taxonomy import CONFIRM_NAMES, key_spec
-
-from .models import (
-    ConfirmationRequest, ConfirmationStatus, ConsolidationProposal, JournalEntry, JournalStatus, ProposalStatus,
+from profiles.changeset import ChangesetConflict, memory_changeset
+from profiles.models import (
+    ConfirmationRequest, ConfirmationStatus, ConsolidationProposal, MemoryItem, MemorySettings, ProposalStatus,
     SnapshotReason,
 )
+from profiles.taxonomy import CONFIRM_NAMES, key_spec
+from profiles.versions import memory_version_read, snapshot_item_dict
+
+from .models import JournalEntry, JournalStatus
 from .policy import item_policy_violation, key_family, merge_key
-from .snapshots import (
-    memory_document_refresh, memory_index_sync, memory_version_bump, memory_version_read, snapshot_create,
-    snapshot_item_dict, snapshots_rectify,
-)
 
 __all__ = [
-    "ConsolidationResult", "ProposalError", "ConfirmationError", "consolidation_run", "proposal_approve",
-    "proposal_reject", "confirmation_confirm", "confirmation_reject", "memory_document_refresh", "snapshot_create",
-    "near_duplicate",
+    "ConsolidationResult", "ProposalError", "consolidation_run", "proposal_approve", "proposal_reject", "near_duplicate",
 ]
 
 CONFIRM_KEYS = CONFIRM_NAMES  # the key registry's confirm flag: city, role, company, department
@@ -94,10 +90,6 @@ _CHUNK = 500
 
 class ProposalError(ValueError):
     """The proposal is not pending (already resolved) or could not be applied."""
-
-
-class ConfirmationError(ValueError):
-    """The confirmation request is not pending, or the values it compares changed since."""
 
 
 class _Conflict(Exception):
@@ -369,9 +361,8 @@ def _hold(plan: _Plan, now: dt.datetime) -> ConsolidationProposal:
 
 
 def _write(plan: _Plan, now: dt.datetime, result: ConsolidationResult) -> bool:
-    """Apply a plan; raises _Conflict when memory changed since planning. Returns whether items changed."""
-    if not memory_version_bump(user_id=plan.user_id, expected=plan.version, now=now):
-        raise _Conflict("version")
+    """Apply a plan inside its changeset (the version was already compare-and-set); raises
+    _Conflict when memory changed since planning. Returns whether items changed."""
     if _fingerprint(plan.user_id) != plan.fingerprint:
         raise _Conflict("items")
     ids = [e.pk for e in plan.entries]
@@ -451,28 +442,23 @@ def _consolidate(
             break
         attempt_result = ConsolidationResult("done", batches=plan.batches, entries=len(plan.entries), retries=attempt)
         try:
-            with transaction.atomic():
+            with memory_changeset(user_id=user_id, reason=reason, now=now, expected_version=plan.version) as cs:
                 changed = _write(plan, now, attempt_result)
                 if plan.entries or changed:
-                    doc = memory_document_refresh(user_id=user_id)
+                    cs.snapshot = changed
                     if changed:
-                        snap = snapshot_create(user_id=user_id, reason=reason, now=now)
-                        attempt_result.snapshot_version = snap.version
-                        snapshots_rectify(user_id=user_id, replacements=_left_memory(plan), exclude_pk=snap.pk)
-                        memory_index_sync(user_id=user_id)  # same transaction: one commit per run
+                        cs.left = _left_memory(plan)
                     MemorySettings.objects.filter(user_id=user_id).update(last_consolidation_at=now)
-                    audit_record(
-                        action="memory.consolidated", subject_user_id=user_id, target_type="memory_document",
-                        target_id=str(doc.pk),
-                        details={
-                            "entries": attempt_result.entries, "added": attempt_result.items_added,
-                            "closed": attempt_result.items_closed, "removed": attempt_result.items_removed,
-                            "confirmations": attempt_result.confirmations, "snapshot": attempt_result.snapshot_version,
-                        },
-                    )
+                    cs.audit_as("memory.consolidated", target_type="user", target_id=str(user_id), details={
+                        "entries": attempt_result.entries, "added": attempt_result.items_added,
+                        "closed": attempt_result.items_closed, "removed": attempt_result.items_removed,
+                        "confirmations": attempt_result.confirmations,
+                    })
                 else:
+                    cs.snapshot = False
                     attempt_result.status = "nothing_pending"
-        except _Conflict:
+            attempt_result.snapshot_version = cs.snapshot_version
+        except (_Conflict, ChangesetConflict):
             result.retries = attempt + 1
             result.status = "deferred"
             continue
@@ -558,73 +544,3 @@ def proposal_reject(*, proposal_id: int, actor=None, now: dt.datetime | None = N
             target_type="consolidation_proposal", target_id=str(proposal.pk), details={"entries": len(proposal.journal_entry_ids)},
         )
     return proposal
-
-
-def _pending_confirmation(user, confirmation_id: int) -> ConfirmationRequest:
-    req = ConfirmationRequest.objects.filter(pk=confirmation_id, user=user).select_related("old_item", "new_item").first()
-    if req is None or req.status != ConfirmationStatus.PENDING:
-        raise ConfirmationError(f"no pending confirmation {confirmation_id} for this user")
-    return req
-
-
-def confirmation_confirm(*, user, confirmation_id: int, now: dt.datetime | None = None) -> ConfirmationRequest:
-    """The user confirms the new value: the request is closed, memory items are unchanged (the
-    memory version is bumped: the context stops asking); audited.
-    Raises :class:`ConfirmationError` when it is not the user's pending request."""
-    now = now or timezone.now()
-    with transaction.atomic():
-        req = _pending_confirmation(user, confirmation_id)
-        if not ConfirmationRequest.objects.filter(pk=req.pk, status=ConfirmationStatus.PENDING).update(
-            status=ConfirmationStatus.CONFIRMED, resolved_at=now
-        ):
-            raise ConfirmationError(f"confirmation {confirmation_id} was resolved meanwhile")
-        memory_version_bump(user_id=user.pk, now=now)  # the context no longer asks (profiles.ContextPack)
-        audit_record(
-            action="memory.confirmation_confirmed", actor=user, subject_user=user, target_type="confirmation_request",
-            target_id=str(req.pk), details={"new_item": req.new_item_id},
-        )
-    req.refresh_from_db()
-    return req
-
-
-def confirmation_reject(*, user, confirmation_id: int, now: dt.datetime | None = None) -> ConfirmationRequest:
-    """The user rejects the new value: it is closed and the old value is current again.
-
-    One transaction: the new item gets ``valid_until = now``, the old item's
-    ``valid_until`` is cleared, the memory version is bumped, MEMORY.md re-rendered, a
-    ``confirmation`` snapshot taken, and the action audited (ids only). Raises
-    :class:`ConfirmationError` when it is not the user's pending request or the new value
-    is no longer current (the request is then dismissed).
-    """
-    now = now or timezone.now()
-    with transaction.atomic():
-        req = _pending_confirmation(user, confirmation_id)
-        if not ConfirmationRequest.objects.filter(pk=req.pk, status=ConfirmationStatus.PENDING).update(
-            status=ConfirmationStatus.REJECTED, resolved_at=now
-        ):
-            raise ConfirmationError(f"confirmation {confirmation_id} was resolved meanwhile")
-        if MemoryItem.objects.filter(pk=req.new_item_id, valid_until__isnull=True).update(valid_until=now) != 1:
-            transaction.set_rollback(True)
-            stale = True
-        else:
-            stale = False
-            MemoryItem.objects.filter(pk=req.old_item_id).update(valid_until=None)
-            memory_version_bump(user_id=user.pk, now=now)
-            memory_document_refresh(user_id=user.pk)
-            snap = snapshot_create(user_id=user.pk, reason=SnapshotReason.CONFIRMATION, now=now)
-            snapshots_rectify(
-                user_id=user.pk, replacements={req.new_item_id: snapshot_item_dict(MemoryItem.objects.get(pk=req.old_item_id))},
-                exclude_pk=snap.pk,
-            )
-            memory_index_sync(user_id=user.pk)
-            audit_record(
-                action="memory.confirmation_rejected", actor=user, subject_user=user, target_type="confirmation_request",
-                target_id=str(req.pk), details={"restored_item": req.old_item_id, "closed_item": req.new_item_id},
-            )
-    if stale:
-        ConfirmationRequest.objects.filter(pk=req.pk, status=ConfirmationStatus.PENDING).update(
-            status=ConfirmationStatus.DISMISSED, resolved_at=now
-        )
-        raise ConfirmationError(f"confirmation {confirmation_id} no longer applies: the value changed since")
-    req.refresh_from_db()
-    return req

@@ -17,7 +17,7 @@ from django_q.models import Failure
 
 from audit.models import QuarantineRecord
 from profiles.models import MemoryItem
-from profiles.page_selectors import hit_type_name
+from audit.labels import hit_type_name
 
 from .models import JournalEntry, JournalStatus
 

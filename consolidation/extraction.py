@@ -51,6 +51,7 @@ from types import SimpleNamespace
 from .extractor.service import candidates_extract
 from .llm_refiner import candidates_refine, refiner_enabled
 from .journal import journal_append
+from .session_index import session_index_after_commit
 from .models import INSTRUCTION_ROLES, Message, MessageRole, Session, SessionKind
 
 log = logging.getLogger("bizmemory.extraction")
@@ -220,9 +221,11 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
                 audit_record(action="extraction.injection_ignored", subject_user_id=session.user_id,
                              target_type="message", target_id=str(m.pk), details={"reason": code})
         for m, hits in blocked:
-            quarantine_file(user=session.user, session=session, message_ids=[m.pk], original=m.content, hits=hits, now=now)
+            quarantine_file(user=session.user, session_id=session.pk, session_external_id=session.external_id, message_ids=[m.pk], original=m.content, hits=hits, now=now)
         if not no_source:
             MemorySettings.objects.filter(user_id=session.user_id).update(last_extraction_at=now)
+        if any(source.values()):
+            session_index_after_commit(user_id=session.user_id)  # past-turn search, built after commit
     result.journal_written = written
     result.quarantined = len(blocked)
     result.watermark = max(upto, session.watermark)

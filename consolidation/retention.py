@@ -35,9 +35,12 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from audit.retention import quarantine_purge as audit_quarantine_purge
 from audit.services import audit_record
+from profiles.models import ConfirmationRequest, ConfirmationStatus, MemoryItem, Snapshot
 
-from .models import JournalEntry, JournalStatus, Message, Snapshot
+from .models import JournalEntry, JournalStatus, Message
+from .session_index import session_chunks_delete
 
 CHUNK = 2000
 
@@ -85,10 +88,6 @@ def superseded_item_purge(*, now: dt.datetime | None = None) -> int:
     change reads — except those a pending confirmation request still names. Their search
     vectors and resolved confirmation requests cascade. Current items are never touched.
     Returns the count."""
-    from profiles.models import MemoryItem
-
-    from .models import ConfirmationRequest, ConfirmationStatus
-
     pending = ConfirmationRequest.objects.filter(status=ConfirmationStatus.PENDING)
     qs = MemoryItem.objects.filter(valid_until__lt=_cutoff(now, "ARCHIVE_RETENTION_DAYS")).exclude(
         pk__in=pending.values("old_item_id")
@@ -113,18 +112,27 @@ def snapshot_purge(*, now: dt.datetime | None = None) -> int:
 def message_purge(*, now: dt.datetime | None = None) -> int:
     """Delete session messages created more than ``MESSAGE_RETENTION_DAYS`` days before ``now``
     that extraction already processed (``id ≤ session.watermark``); messages after a session's
-    watermark are kept whatever their age. Returns the count (search vectors of deleted
-    messages cascade)."""
+    watermark are kept whatever their age. Their session-search chunks are deleted in the same
+    transaction. Returns the count."""
     qs = Message.objects.filter(created_at__lt=_cutoff(now, "MESSAGE_RETENTION_DAYS"), id__lte=F("session__watermark"))
-    return _audited("message", _delete_in_chunks(qs))
+    total = 0
+    while True:
+        rows = list(qs.order_by("pk").values_list("pk", "session__user_id")[:CHUNK])
+        if not rows:
+            return _audited("message", total)
+        with transaction.atomic():
+            by_user: dict[int, list[int]] = {}
+            for pk, user_id in rows:
+                by_user.setdefault(user_id, []).append(pk)
+            for user_id, ids in by_user.items():
+                session_chunks_delete(user_id=user_id, message_ids=ids)
+            total += Message.objects.filter(pk__in=[pk for pk, _ in rows]).delete()[1].get(Message._meta.label, 0)
 
 
 def quarantine_purge(*, now: dt.datetime | None = None) -> int:
-    """Quarantine records past their retention (``audit.retention.quarantine_purge``; imported
-    lazily: the audit app owns it). Returns the count."""
-    from audit.retention import quarantine_purge as purge
-
-    return purge(now=now)
+    """Quarantine records past their retention (``audit.retention.quarantine_purge``: the audit
+    app owns it). Returns the count."""
+    return audit_quarantine_purge(now=now)
 
 
 PURGES = {

@@ -1,10 +1,14 @@
 from django.contrib import admin
+from django.contrib.admin.models import DELETION, LogEntry
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
+from bizmemory.admin_base import ReadOnlyAdmin, ServiceOwnedAdmin
+
 from .models import (
-    Agent, ContextPack, ExpertSetting, LexicalPosting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector,
-    PlatformAPIKey,
+    Agent, ConfirmationRequest, ContextPack, ExpertSetting, LexicalPosting, MemoryDocument, MemoryItem, MemorySettings,
+    MemoryVector, MemoryVersion, PlatformAPIKey, Snapshot,
 )
+from .services import memory_items_delete_by_staff
 
 
 @admin.register(PlatformAPIKey)
@@ -17,10 +21,10 @@ class PlatformAPIKeyAdmin(APIKeyModelAdmin):
 class MemoryVectorAdmin(admin.ModelAdmin):
     """The search index: derived data, rebuilt by services, never edited by hand."""
 
-    list_display = ("user", "source", "kind", "item", "message", "model", "dim", "date")
+    list_display = ("user", "source", "kind", "item", "message_id", "model", "dim", "date")
     list_filter = ("source", "model")
     list_select_related = ("user",)
-    raw_id_fields = ("user", "item", "message")
+    raw_id_fields = ("user", "item")
     exclude = ("embedding",)
     search_fields = ("user__username",)
 
@@ -69,10 +73,14 @@ class ExpertSettingAdmin(admin.ModelAdmin):
 
 @admin.register(MemoryItem)
 class MemoryItemAdmin(admin.ModelAdmin):
+    """Memory items, read-only. A delete here goes through the one write path
+    (``profiles.services.memory_items_delete_by_staff``: MEMORY.md, snapshots, index, audit), and
+    the admin log records the item's id, never its value (issue 14, "admin deletes")."""
+
     list_display = ("user", "kind", "key", "value", "valid_from", "valid_until")
     list_filter = ("kind",)
     list_select_related = ("user",)
-    raw_id_fields = ("user", "source_session")
+    raw_id_fields = ("user",)
     search_fields = ("user__username", "key")
 
     def has_add_permission(self, request):
@@ -80,6 +88,29 @@ class MemoryItemAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def delete_model(self, request, obj):
+        memory_items_delete_by_staff(item_ids=[obj.pk], actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        memory_items_delete_by_staff(item_ids=list(queryset.values_list("pk", flat=True)), actor=request.user)
+
+    def log_deletions(self, request, queryset):
+        return LogEntry.objects.log_actions(
+            user_id=request.user.pk, queryset=[_IdOnly(obj) for obj in queryset], action_flag=DELETION,
+        )
+
+
+class _IdOnly:
+    """An item as the admin log may name it: its id and model, never its value."""
+
+    def __init__(self, obj):
+        self.pk = obj.pk
+        self._meta = obj._meta
+        self._obj = obj
+
+    def __str__(self) -> str:
+        return f"memory item {self.pk}"
 
 
 @admin.register(MemoryDocument)
@@ -105,3 +136,33 @@ class ContextPackAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+@admin.register(Snapshot)
+class SnapshotAdmin(ReadOnlyAdmin):
+    list_display = ("user", "version", "reason", "created_at")
+    list_filter = ("reason",)
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+
+
+@admin.register(MemoryVersion)
+class MemoryVersionAdmin(ServiceOwnedAdmin):
+    """The per-user change counter the services bump; never edited by hand."""
+
+    list_display = ("user", "version", "updated_at")
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+    search_fields = ("user__username",)
+
+
+@admin.register(ConfirmationRequest)
+class ConfirmationRequestAdmin(ServiceOwnedAdmin):
+    """Resolved by the user on their memory page (``confirmation_confirm`` / ``_reject``)."""
+
+    list_display = ("id", "user", "key", "status", "created_at", "resolved_at")
+    list_filter = ("status",)
+    list_select_related = ("user",)
+    raw_id_fields = ("user", "old_item", "new_item")
+    search_fields = ("user__username", "key")
+    date_hierarchy = "created_at"

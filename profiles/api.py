@@ -22,6 +22,7 @@ from .mcp_server import tool_manifest
 from .models import MemoryDocument, MemoryItem
 from .permissions import ApiKeyRateThrottle, HasReadKey, require_agent_allowed
 from .search import memory_search
+from .ports import conversations
 from .selectors import SessionNotFound, memory_access_reason, memory_context, memory_document_get, memory_item_get
 
 
@@ -147,13 +148,10 @@ class _ReadView(APIView):
             raise FieldNotFound("unknown user", field="user")
         temporary = data["temporary"]
         if data.get("session") and self.check_session:
-            from consolidation.models import Session
-
-            session = Session.objects.filter(external_id=data["session"], user=user).values_list("temporary", flat=True)
-            found = list(session)
-            if not found:
+            session_temporary = conversations().session_temporary(user_id=user.pk, session_id=data["session"])
+            if session_temporary is None:
                 raise FieldNotFound("unknown session", field="session")
-            temporary = temporary or found[0]
+            temporary = temporary or session_temporary
         return data, user, temporary
 
     check_session = True

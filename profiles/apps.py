@@ -4,8 +4,3 @@ from django.apps import AppConfig
 class ProfilesConfig(AppConfig):
     default_auto_field = 'django.db.models.BigAutoField'
     name = 'profiles'
-
-    def ready(self):
-        from .signals import connect
-
-        connect()

@@ -92,9 +92,10 @@ class MemoryItem(models.Model):
     value = models.CharField(max_length=255)
     text = models.TextField(blank=True)
     source_message_ids = models.JSONField(default=list, blank=True)
-    source_session = models.ForeignKey(
-        "consolidation.Session", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    # The session the value was learned in (``consolidation.Session`` pk). An id, not a foreign
+    # key: the memory store does not depend on the pipeline (issue 15); a deleted session leaves
+    # a dangling id that readers treat as "no session".
+    source_session_id = models.BigIntegerField(null=True, blank=True, db_index=True)
     fact_date = models.DateField(null=True, blank=True)
     valid_from = models.DateTimeField()
     valid_until = models.DateTimeField(null=True, blank=True)
@@ -202,8 +203,8 @@ class VectorSource(models.TextChoices):
 class MemoryVector(models.Model):
     """One search chunk of a user's memory and its embedding.
 
-    Exactly one of ``item``/``message`` is set (``source`` says which); deleting
-    either deletes the vector, and ``profiles.search.memory_index_refresh`` drops
+    Exactly one of ``item``/``message_id`` is set (``source`` says which); deleting
+    the item deletes the vector (the pipeline deletes message chunks with their messages), and ``profiles.search.memory_index_refresh`` drops
     vectors of superseded items. ``text`` is the chunk as embedded; ``date`` is the
     time it refers to (fact date, item ``valid_from`` or message time), used for
     time decay. ``embedding`` is ``dim`` little-endian float32 values (L2-normalised)
@@ -216,9 +217,9 @@ class MemoryVector(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     source = models.CharField(max_length=16, choices=VectorSource.choices)
     item = models.OneToOneField(MemoryItem, null=True, blank=True, on_delete=models.CASCADE, related_name="vector")
-    message = models.OneToOneField(
-        "consolidation.Message", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
-    )
+    # The message of a ``message`` chunk (``consolidation.Message`` pk): an id, not a foreign key
+    # (issue 15). Whoever deletes messages deletes their chunks (``consolidation.session_index``).
+    message_id = models.BigIntegerField(null=True, blank=True, unique=True)
     kind = models.CharField(max_length=16)  # profile / preference / fact / message
     text = models.TextField()
     date = models.DateTimeField()
@@ -240,7 +241,7 @@ class MemoryVector(models.Model):
                 # ``item``/``message`` may be NULL only on the way out: without deferrable constraints
                 # (MySQL/MariaDB) Django's cascade nulls a nullable FK before it deletes the row, which
                 # it must do for a vector since its LexicalPosting rows cascade in turn.
-                condition=(Q(source="item", message__isnull=True) | Q(source="message", item__isnull=True)),
+                condition=(Q(source="item", message_id__isnull=True) | Q(source="message", item__isnull=True)),
                 name="memvec_one_source",
             )
         ]
@@ -270,3 +271,103 @@ class LexicalPosting(models.Model):
 
     def __str__(self) -> str:
         return f"{self.term} ×{self.tf} in vector {self.vector_id}"
+
+
+# --------------------------------------------------------------------------- versions, confirmations, proposals
+
+
+class SnapshotReason(models.TextChoices):
+    CONSOLIDATION = "consolidation"
+    MANUAL = "manual"
+    ROLLBACK_POINT = "rollback_point"
+    RESTORE = "restore"
+    CONFIRMATION = "confirmation"  # the user rejected a contradiction: the old value is current again
+    PROPOSAL = "proposal"  # an admin approved a held consolidation
+    USER_EDIT = "user_edit"  # the user deleted an entry from their memory page
+    STAFF_EDIT = "staff_edit"  # a staff member deleted an entry in the Django admin
+
+
+class Snapshot(models.Model):
+    """A version of one user's memory: the current items and the rendered document."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_snapshots")
+    version = models.PositiveIntegerField()
+    reason = models.CharField(max_length=32, choices=SnapshotReason.choices)
+    items = models.JSONField(default=list)
+    memory_md = models.TextField(blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "version"], name="snapshot_user_version_uniq")]
+        ordering = ["user_id", "-version"]
+
+
+class MemoryVersion(models.Model):
+    """Per-user memory version number: the compare-and-set token of every memory write.
+
+    Consolidation reads ``version`` before planning and applies its plan only if
+    ``UPDATE … SET version = version + 1 WHERE user = u AND version = read`` hits
+    one row (``profiles.versions.memory_version_bump`` for other writers);
+    a lost race re-plans or defers. No row yet = version 0.
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_version")
+    version = models.PositiveBigIntegerField(default=0)
+    updated_at = models.DateTimeField(null=True, blank=True)
+
+
+class ConfirmationStatus(models.TextChoices):
+    PENDING = "pending"
+    CONFIRMED = "confirmed"
+    REJECTED = "rejected"  # the old value was restored as current
+    DISMISSED = "dismissed"  # superseded by a later change or a restore
+
+
+class ConfirmationRequest(models.Model):
+    """A contradiction that matters (city, role, company, department) waiting for the user.
+
+    Consolidation made ``new_item`` current and closed ``old_item``; until the user
+    confirms or rejects, agents and the memory page surface "earlier X, now Y — confirm?"
+    (``profiles.confirmations.pending_confirmations``).
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_confirmations")
+    key = models.CharField(max_length=64)
+    old_item = models.ForeignKey(MemoryItem, on_delete=models.CASCADE, related_name="+")
+    new_item = models.ForeignKey(MemoryItem, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=16, choices=ConfirmationStatus.choices, default=ConfirmationStatus.PENDING)
+    created_at = models.DateTimeField()
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "status"], name="confirm_user_status")]
+
+
+class ProposalStatus(models.TextChoices):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+class ConsolidationProposal(models.Model):
+    """A consolidation the loss guard held back: it would have removed too much.
+
+    ``journal_entry_ids`` are the entries the run would have consumed (they stay
+    pending; the user's consolidations wait while a proposal is pending);
+    ``removals`` is ``[{"item_id": int, "reason": str}]`` — ids and reason codes
+    only, never memory text. ``items_at_start`` / ``removed`` are the counts the
+    guard compared with ``BIZMEMORY['CONSOLIDATION_MAX_LOSS_SHARE']``.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_proposals")
+    status = models.CharField(max_length=16, choices=ProposalStatus.choices, default=ProposalStatus.PENDING)
+    journal_entry_ids = models.JSONField(default=list)
+    removals = models.JSONField(default=list)
+    items_at_start = models.PositiveIntegerField(default=0)
+    removed = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField()
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "status"], name="proposal_user_status")]

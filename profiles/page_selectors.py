@@ -1,5 +1,5 @@
 """Read-side selectors of the memory pages (``profiles/views.py``) and the staff versions
-pages (``consolidation/admin_views.py``).
+pages (``profiles/admin_views.py``).
 
 Every selector takes the user and filters by it first: nothing here reads across users.
 """
@@ -9,49 +9,29 @@ from __future__ import annotations
 import difflib
 import json
 
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 
-from .models import Agent, ExpertSetting, MemoryItem, MemorySettings
+from audit.labels import hit_type_name
+from audit.models import QuarantineRecord
+
+from .confirmations import pending_confirmations, snapshot_list
+from .models import Agent, ExpertSetting, MemoryItem, MemorySettings, Snapshot
+from .ports import conversations
+from .selectors import memory_document_get, user_export
 
 SOURCE_SENTENCE_CHARS = 300
-
-# Readable names of the sanitizer's entity types (audit.sanitizer.ENTITY_TYPES).
-HIT_TYPE_NAMES = {
-    "CN_RESIDENT_ID": _("ID card number"),
-    "BANK_CARD": _("bank card number"),
-    "CREDIT_CARD": _("credit card number"),
-    "CN_MOBILE": _("mobile phone number"),
-    "CN_LANDLINE": _("landline phone number"),
-    "PHONE_NUMBER": _("phone number"),
-    "EMAIL_ADDRESS": _("email address"),
-    "CN_PASSPORT": _("passport number"),
-    "PASSPORT": _("passport number"),
-    "US_SSN": _("social security number"),
-    "IBAN_CODE": _("bank account (IBAN)"),
-    "IP_ADDRESS": _("IP address"),
-    "CN_ADDRESS": _("home address"),
-    "EN_STREET_ADDRESS": _("street address"),
-    "CREDENTIAL": _("password or secret key"),
-    "SENSITIVE_WORD": _("sensitive word"),
-}
 
 KIND_NAMES = {"profile": _("Profile"), "preference": _("Preferences"), "fact": _("Facts")}
 
 
-def hit_type_name(code: str):
-    """Readable (translatable) name of a sanitizer entity type; unknown codes are returned as they are."""
-    return HIT_TYPE_NAMES.get(code, code)
-
-
 def _source_sentences(user, items: list[MemoryItem]) -> dict[int, str]:
     """``{message_id: content}`` of the user's own messages named by the items' sources."""
-    from consolidation.models import Message
-
-    ids = {mid for i in items for mid in (i.source_message_ids or []) if isinstance(mid, int)}
+    ids = sorted({mid for i in items for mid in (i.source_message_ids or []) if isinstance(mid, int)})
     if not ids:
         return {}
-    rows = Message.objects.filter(pk__in=ids, session__user=user, role="user").values_list("pk", "content")
-    return {pk: " ".join(content.split())[:SOURCE_SENTENCE_CHARS] for pk, content in rows}
+    rows = conversations().source_sentences(user_id=user.pk, message_ids=ids)
+    return {pk: " ".join(content.split())[:SOURCE_SENTENCE_CHARS] for pk, content in rows.items()}
 
 
 def memory_overview(*, user) -> dict:
@@ -62,21 +42,19 @@ def memory_overview(*, user) -> dict:
     where a row is ``{"id", "kind", "key", "value", "text", "fact_date", "learned_at",
     "session", "session_started_at", "sentences": [str]}`` — ``sentences`` are the user's
     own messages the item came from (empty when retention already deleted them).
-    ``pending`` is ``consolidation.selectors.pending_confirmations`` (empty when that
-    module is missing); ``memory_md`` is MEMORY.md as agents receive it (masked on the way
+    ``pending`` is ``profiles.confirmations.pending_confirmations``; ``memory_md`` is MEMORY.md as agents receive it (masked on the way
     out by ``profiles.selectors.memory_document_get``). A fixed number of queries.
     """
-    from .selectors import memory_document_get
-
-    items = list(
-        MemoryItem.objects.current().filter(user=user).select_related("source_session").order_by("kind", "key", "id")
-    )
+    items = list(MemoryItem.objects.current().filter(user=user).order_by("kind", "key", "id"))
     sentences = _source_sentences(user, items)
+    sessions = conversations().sessions_info(
+        user_id=user.pk, session_ids=sorted({i.source_session_id for i in items if i.source_session_id}),
+    )
     groups = []
     for kind in ("profile", "preference", "fact"):
         rows = []
         for i in (i for i in items if i.kind == kind):
-            session = i.source_session if i.source_session and i.source_session.user_id == user.pk else None
+            session = sessions.get(i.source_session_id)
             rows.append({
                 "id": i.pk, "kind": i.kind, "key": i.key, "value": i.value, "text": i.text or f"{i.key}: {i.value}",
                 "fact_date": i.fact_date, "learned_at": i.valid_from,
@@ -84,12 +62,7 @@ def memory_overview(*, user) -> dict:
                 "sentences": [sentences[m] for m in (i.source_message_ids or []) if m in sentences],
             })
         groups.append({"kind": kind, "title": KIND_NAMES[kind], "items": rows})
-    try:
-        from consolidation.selectors import pending_confirmations
-    except ImportError:  # consolidation's confirmation queue not installed in this build
-        pending = []
-    else:
-        pending = pending_confirmations(user=user)
+    pending = pending_confirmations(user=user)
     doc = memory_document_get(user=user)
     ms = MemorySettings.objects.filter(user=user).first()
     return {
@@ -129,8 +102,6 @@ def snapshot_diff(*, user, old: int, new: int) -> dict | None:
     (``difflib.unified_diff``, 2 lines of context). None when either version is not
     retained for this user.
     """
-    from consolidation.models import Snapshot
-
     snaps = {s.version: s for s in Snapshot.objects.filter(user=user, version__in=[old, new])}
     if old not in snaps or new not in snaps:
         return None
@@ -155,16 +126,14 @@ def kept_out_list(*, user) -> list[dict]:
     ``[{"id", "created_at", "expires_at", "session", "types": [readable name], "preview"}]``.
     ``preview`` is the masked text stored at filing time; the encrypted original is never
     loaded."""
-    from audit.models import QuarantineRecord
-
     rows = (
-        QuarantineRecord.objects.filter(user=user).select_related("session").defer("original_encrypted")
+        QuarantineRecord.objects.filter(user=user).defer("original_encrypted")
         .order_by("-created_at", "-id")
     )
     return [
         {
             "id": r.pk, "created_at": r.created_at, "expires_at": r.expires_at,
-            "session": r.session.external_id if r.session and r.session.user_id == user.pk else "",
+            "session": r.session_external_id,
             "types": [hit_type_name(t) for t in r.hit_types.split(",") if t], "preview": r.preview,
         }
         for r in rows
@@ -173,16 +142,12 @@ def kept_out_list(*, user) -> list[dict]:
 
 def export_json(*, user) -> str:
     """The user's export (``profiles.selectors.user_export``) as pretty JSON text (UTF-8, not ASCII-escaped)."""
-    from .selectors import user_export
-
     return json.dumps({"user": user.get_username(), **user_export(user=user)}, ensure_ascii=False, indent=2, default=str)
 
 
 def export_markdown(*, user) -> str:
     """The user's export as one Markdown document: MEMORY.md, every current item with its
     date and source ids, pending journal count, versions and the kept-out count."""
-    from .selectors import user_export
-
     data = user_export(user=user)
     out = [f"# BizMemory export: {user.get_username()}", "", "## MEMORY.md", "", data["memory_md"] or "(empty)", ""]
     out += ["## Items", ""]
@@ -203,10 +168,6 @@ def export_markdown(*, user) -> str:
 
 
 def versions_list(*, user) -> list[dict]:
-    """``consolidation.selectors.snapshot_list`` with ``created_at`` parsed to an aware datetime
+    """``profiles.confirmations.snapshot_list`` with ``created_at`` parsed to an aware datetime
     (``{"version", "reason", "created_at", "items": count}``, newest first)."""
-    from django.utils.dateparse import parse_datetime
-
-    from consolidation.selectors import snapshot_list
-
     return [{**v, "created_at": parse_datetime(v["created_at"])} for v in snapshot_list(user=user)]

@@ -6,8 +6,8 @@ Index services (writes, transactional):
   items (adds new ones, re-embeds changed text or a changed model, drops vectors
   of superseded items). Consolidation calls it after each run; ``memory_search``
   also calls it when it finds the index stale, so the index heals itself.
-- :func:`session_index_refresh` — embed the user's not yet indexed messages
-  (``user``/``assistant`` turns of non-temporary sessions) for ``scope="sessions"``.
+- :func:`index_chunks_create` — embed and store chunks; the pipeline's session index
+  (``consolidation.session_index``) writes the ``scope="sessions"`` chunks with it.
 
 Search (read): :func:`memory_search` ranks the user's own chunks by two retrievers,
 fused by reciprocal rank fusion (Cormack et al. 2009, k = 60):
@@ -55,15 +55,18 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
+from audit.sanitizer import analyze, mask
+from audit.services import sensitive_words_active
+
+from .access import memory_access_reason
 from .embeddings import EmbedderError, from_bytes, get_embedder, to_bytes
 from .models import LexicalPosting, MemoryItem, MemoryVector, VectorSource
+from .ports import conversations
 
 logger = logging.getLogger("bizmemory.search")
 
 RRF_K = 60
 SCOPES = ("memory", "sessions")
-MESSAGE_CHUNK_CHARS = 2000
-_INDEX_BATCH = 256
 TERM_MAX_CHARS = 64  # LexicalPosting.term max_length: longer terms are cut (in documents and queries alike)
 TF_MAX = 32767  # LexicalPosting.tf is a PositiveSmallIntegerField
 _POSTINGS_BATCH = 2000
@@ -156,11 +159,13 @@ def _postings(vector_id: int, user_id: int, source: str, counts: Counter) -> lis
             for t, tf in counts.items()]
 
 
-def _create_vectors(rows: list[dict]) -> int:
-    """Insert one MemoryVector per row dict (embedded now) and its lexical postings; call inside a transaction."""
+def _create_vectors(rows: list[dict], embedded: tuple[str, int, list[bytes | None]] | None = None) -> int:
+    """Insert one MemoryVector per row dict and its lexical postings; call inside a transaction.
+    ``embedded`` is :func:`chunks_embed` of the rows' texts, computed by the caller outside the
+    transaction (embedded here when None)."""
     if not rows:
         return 0
-    model, dim, blobs = _embed([r["text"] for r in rows])
+    model, dim, blobs = embedded if embedded is not None else _embed([r["text"] for r in rows])
     docs = [_doc_terms(r["text"]) for r in rows]
     objs = [MemoryVector(model=model, dim=dim, embedding=blob or b"", terms_count=length, **r)
             for r, blob, (length, _) in zip(rows, blobs, docs)]
@@ -214,7 +219,6 @@ class IndexRefreshResult:
     removed: int = 0
 
 
-@transaction.atomic
 def memory_index_refresh(*, user_id: int) -> IndexRefreshResult:
     """Make ``user_id``'s item vectors match the current memory items.
 
@@ -223,8 +227,8 @@ def memory_index_refresh(*, user_id: int) -> IndexRefreshResult:
     items no longer current (superseded or retracted; deleted items cascade).
     Returns an :class:`IndexRefreshResult`. Embeds with the configured embedder
     (USE: ~3 ms per item); an embedder failure stores the chunk without a vector.
-    Call it after anything that changes a user's items (consolidation, restore,
-    "clear all").
+    The write path calls it after each change commits (``profiles.derived``). Embedding happens
+    before the short write transaction, never inside it.
     """
     model = get_embedder().name
     current = {i.pk: i for i in MemoryItem.objects.current().filter(user_id=user_id)}
@@ -237,14 +241,35 @@ def memory_index_refresh(*, user_id: int) -> IndexRefreshResult:
             stale.append(vid)
         else:
             have.add(item_id)
-    if stale:
-        MemoryVector.objects.filter(pk__in=stale).delete()
     rows = [
         {"user_id": user_id, "source": VectorSource.ITEM, "item_id": i.pk, "kind": i.kind, "text": _item_text(i), "date": _item_date(i)}
         for pk, i in sorted(current.items())
         if pk not in have
     ]
-    return IndexRefreshResult(added=_create_vectors(rows), removed=len(stale))
+    embedded = chunks_embed([r["text"] for r in rows]) if rows else None
+    with transaction.atomic():
+        if stale:
+            MemoryVector.objects.filter(pk__in=stale).delete()
+        # A concurrent refresh may have indexed some of these meanwhile: skip what exists now.
+        taken = set(MemoryVector.objects.filter(item_id__in=[r["item_id"] for r in rows]).values_list("item_id", flat=True))
+        if taken:
+            keep = [n for n, r in enumerate(rows) if r["item_id"] not in taken]
+            rows = [rows[n] for n in keep]
+            embedded = (embedded[0], embedded[1], [embedded[2][n] for n in keep])
+        added = _create_vectors(rows, embedded) if rows else 0
+    return IndexRefreshResult(added=added, removed=len(stale))
+
+
+def index_heal(*, user_id: int) -> bool:
+    """Fallback for rows written outside the write path (a shell, a data migration) or a
+    derived-state refresh that failed after commit: re-index ``user_id``'s items when the index
+    is stale (an item without its chunk, or a chunk of an item no longer current). Returns
+    whether it re-indexed. The write path keeps the index fresh (``profiles.derived``); this
+    check costs two EXISTS queries per search (issue 16 removes it)."""
+    if not _index_is_stale(user_id):
+        return False
+    memory_index_refresh(user_id=user_id)
+    return True
 
 
 def _index_is_stale(user_id: int) -> bool:
@@ -254,67 +279,23 @@ def _index_is_stale(user_id: int) -> bool:
     ).exists()
 
 
-def _masked(text: str) -> str:
-    from audit.sanitizer import analyze, mask
+def chunks_embed(texts: list[str]) -> tuple[str, int, list[bytes | None]]:
+    """Embed chunk texts with the configured embedder: ``(model name, dim, [float32 bytes or
+    None])``, one entry per text (None for all when the embedder reports ``EmbedderError``: the
+    chunks are then stored for lexical search only). Call it outside any write transaction: a
+    remote embedder is an HTTP call. Other exceptions propagate."""
+    return _embed(texts)
 
-    hits = analyze(text)
-    return mask(text, hits) if hits else text
 
+def index_chunks_create(*, rows: list[dict], embedded: tuple[str, int, list[bytes | None]]) -> int:
+    """Store search chunks with their postings; returns how many were stored.
 
-def session_index_refresh(*, user_id: int, batch: int = _INDEX_BATCH) -> int:
-    """Embed ``user_id``'s messages not yet indexed, oldest first; returns how many were added.
-
-    Indexes ``user`` and ``assistant`` messages (never tool output or the platform's system /
-    developer prompts) that extraction marked as a memory source
-    (``Message.memory_source``: not memory-off, temporary, scheduled, disabled/excluded-expert,
-    quarantined or cleared turns), PII masked, one chunk per message
-    (first 2,000 characters). Each batch of ``batch`` messages is one transaction,
-    so an interrupted run resumes where it stopped.
+    ``rows`` are ``{"user_id", "source", "item_id" | "message_id", "kind", "text", "date"}``
+    (``text`` already masked by the caller); ``embedded`` is :func:`chunks_embed` of their texts,
+    computed before the caller's transaction. Used by the item index here and by the pipeline's
+    session index (``consolidation.session_index``). Call inside a transaction.
     """
-    from consolidation.models import Message, MessageRole
-
-    last = (
-        MemoryVector.objects.filter(user_id=user_id, source=VectorSource.MESSAGE).aggregate(m=Max("message_id"))["m"] or 0
-    )
-    added = 0
-    while True:
-        msgs = list(
-            Message.objects.filter(
-                session__user_id=user_id,
-                session__temporary=False,
-                memory_source=True,
-                role__in=[MessageRole.USER, MessageRole.ASSISTANT],
-                pk__gt=last,
-            )
-            .order_by("pk")
-            .values("pk", "role", "content", "created_at")[:batch]
-        )
-        if not msgs:
-            return added
-        # Defence in depth: PII is masked before it is indexed, so a query cannot confirm a
-        # guessed number (quarantined turns are not a source at all).
-        rows = [
-            {"user_id": user_id, "source": VectorSource.MESSAGE, "message_id": m["pk"], "kind": m["role"],
-             "text": _masked(m["content"][:MESSAGE_CHUNK_CHARS]), "date": m["created_at"]}
-            for m in msgs
-        ]
-        with transaction.atomic():
-            added += _create_vectors(rows)
-        last = msgs[-1]["pk"]
-
-
-def _sessions_index_is_stale(user_id: int) -> bool:
-    from consolidation.models import Message
-
-    newest = Message.objects.filter(
-        session__user_id=user_id, session__temporary=False, memory_source=True, role__in=["user", "assistant"]
-    ).aggregate(
-        m=Max("pk")
-    )["m"]
-    if newest is None:
-        return False
-    indexed = MemoryVector.objects.filter(user_id=user_id, source=VectorSource.MESSAGE).aggregate(m=Max("message_id"))["m"]
-    return indexed is None or indexed < newest
+    return _create_vectors(rows, embedded)
 
 
 # --------------------------------------------------------------------------
@@ -533,11 +514,6 @@ def memory_search(
     passes the sanitizer on the way out: PII is masked (``audit.sanitizer.mask``).
     Raises ``ValueError`` for an unknown scope or ``top_k`` < 1. Rule: issue #6.
     """
-    from audit.sanitizer import analyze, mask
-    from audit.services import sensitive_words_active
-
-    from .selectors import memory_access_reason
-
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}")
     if top_k < 1:
@@ -547,18 +523,14 @@ def memory_search(
         return SearchResult(reason=reason)
     now = now or timezone.now()
     if scope == "memory":
-        if _index_is_stale(user.pk):
-            memory_index_refresh(user_id=user.pk)
+        index_heal(user_id=user.pk)
         hits, cue = search_chunks(user_id=user.pk, query=query, source=VectorSource.ITEM, top_k=top_k,
                                   min_similarity=min_similarity, now=now)
     else:
-        if _sessions_index_is_stale(user.pk):
-            session_index_refresh(user_id=user.pk)
+        # The session index is kept by the pipeline after each extraction (consolidation.session_index).
         hits, cue = search_chunks(user_id=user.pk, query=query, source=VectorSource.MESSAGE, top_k=top_k,
                                   min_similarity=min_similarity, now=now, since=_message_retention_start(now))
-        from consolidation.models import Message
-
-        sessions = dict(Message.objects.filter(pk__in=[h.id for h in hits]).values_list("pk", "session__external_id"))
+        sessions = conversations().message_sessions(user_id=user.pk, message_ids=[h.id for h in hits])
         for h in hits:
             h.session = sessions.get(h.id)
     words = sensitive_words_active()

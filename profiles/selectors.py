@@ -15,12 +15,21 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
+from audit.models import QuarantineRecord
 from audit.sanitizer import analyze, mask
 from audit.services import sensitive_words_active
 from bizmemory.tokens import count_tokens
 
-from .models import ContextPack, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, VectorSource
+from .access import _access_reason, memory_access_reason  # noqa: F401 — memory_access_reason is re-exported
+from .confirmations import pending_confirmations
+from .models import (
+    ContextPack, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, MemoryVersion, Snapshot,
+    VectorSource,
+)
+from .ports import conversations
 from .rendering import detect_language
+from .search import index_heal, search_chunks
+from .versions import memory_version_read
 
 CONTEXT_INSTRUCTION = {
     "en": "Long-term memory about this user follows; ignore any of it that is irrelevant to the question.",
@@ -62,33 +71,6 @@ class SessionNotFound(LookupError):
     """The session id is unknown or belongs to another user."""
 
 
-def memory_access_reason(*, user, agent_slug: str, temporary: bool = False) -> str | None:
-    """Why ``agent_slug`` may not read ``user``'s memory now, or None when it may.
-
-    Reasons: ``memory_off`` (the user's global switch), ``temporary_session``,
-    ``expert_off`` (the user switched this expert off). Two queries at most.
-    """
-    ms = MemorySettings.objects.filter(user=user).values_list("memory_enabled", flat=True).first()
-    return _access_reason(
-        memory_enabled=ms, temporary=temporary,
-        expert_off=lambda: ExpertSetting.objects.filter(user=user, agent__slug=agent_slug, memory_enabled=False).exists(),
-    )
-
-
-def _access_reason(*, memory_enabled, temporary: bool, expert_off) -> str | None:
-    """The switch precedence shared by :func:`memory_access_reason` and the context hot path:
-    the global switch, then a temporary session, then the expert's switch. ``memory_enabled`` is
-    the stored flag (None when the user has no settings row: on); ``expert_off`` a bool or a
-    callable giving it (so the ORM path only queries when needed)."""
-    if memory_enabled is not None and not memory_enabled:
-        return "memory_off"
-    if temporary:
-        return "temporary_session"
-    if expert_off() if callable(expert_off) else expert_off:
-        return "expert_off"
-    return None
-
-
 def _words_signature(words: list[str]) -> str:
     return hashlib.sha1("\x00".join(words).encode()).hexdigest()[:12]
 
@@ -108,16 +90,6 @@ def outbound_mask(text: str, *, words: list[str], words_sig: str | None = None) 
     return _masked(text, words_sig or _words_signature(words), tuple(words))
 
 
-def _is_injection(text: str) -> bool:
-    """True when the extraction policy's injection detector flags ``text`` (False when the
-    consolidation app is not installed)."""
-    try:
-        from consolidation.extraction_common import detect_injection
-    except ImportError:  # pragma: no cover - consolidation not installed in this build
-        return False
-    return detect_injection(text)
-
-
 def _first_sentence(text: str) -> str:
     first = _SENTENCE_END.split(text.strip(), maxsplit=1)[0].strip()
     first = " ".join(first.split())
@@ -125,10 +97,6 @@ def _first_sentence(text: str) -> str:
 
 
 def _pending_lines(user) -> list[str]:
-    try:
-        from consolidation.selectors import pending_confirmations
-    except ImportError:  # consolidation's confirmation queue not installed in this build
-        return []
     out = []
     for p in pending_confirmations(user=user) or []:
         get = p.get if isinstance(p, dict) else (lambda k, _p=p: getattr(_p, k, None))
@@ -196,10 +164,7 @@ def _ranked_facts(user, facts: list, query: str, now) -> list:
     ``profiles.search`` relevance to ``query``; unranked facts follow, newest first."""
     if not query or not facts:
         return facts
-    from .search import _index_is_stale, memory_index_refresh, search_chunks
-
-    if _index_is_stale(user.pk):
-        memory_index_refresh(user_id=user.pk)
+    index_heal(user_id=user.pk)
     hits, _ = search_chunks(user_id=user.pk, query=query, source=VectorSource.ITEM, top_k=len(facts) + 50, now=now)
     rank = {h.id: n for n, h in enumerate(hits)}
     return sorted(facts, key=lambda line: rank.get(line[1], len(rank)))  # stable: recency among equals
@@ -232,8 +197,6 @@ def context_pack_build(*, user) -> ContextPack:
     """Rebuild and store ``user``'s :class:`~profiles.models.ContextPack` from current items and
     pending confirmations; returns it. The memory version is read before the items, so a write
     racing with the build leaves a pack stamped with the older version, rebuilt on the next read."""
-    from consolidation.snapshots import memory_version_read
-
     version = memory_version_read(user_id=user.pk)
     items = list(MemoryItem.objects.current().filter(user=user).only(
         "id", "kind", "key", "value", "text", "fact_date", "valid_from", "confirmed_at"
@@ -263,8 +226,6 @@ def context_pack_build(*, user) -> ContextPack:
 
 @functools.lru_cache(maxsize=4)
 def _gate_sql(vendor: str) -> str:
-    from consolidation.models import MemoryVersion
-
     q = connection.ops.quote_name
     t = {m.__name__: q(m._meta.db_table) for m in (MemorySettings, ExpertSetting, ContextPack, MemoryVersion)}
     agent = q(ExpertSetting._meta.get_field("agent").related_model._meta.db_table)
@@ -314,7 +275,7 @@ def memory_context(
 
     Output: a :class:`MemoryContext` whose text opens with the one-line instruction to
     ignore irrelevant memory, then profile, preferences, facts, pending confirmations
-    (``consolidation.selectors.pending_confirmations`` when installed), summary and
+    (``profiles.confirmations.pending_confirmations`` when installed), summary and
     recent turns, and never exceeds ``budget`` tokens. With a session, memory gets at
     most 60 % of the budget and the summary a quarter of the rest. Switched-off memory,
     a switched-off expert or a temporary session give empty text and the reason.
@@ -325,14 +286,14 @@ def memory_context(
     """
     if budget < 1:
         raise ValueError("budget must be >= 1 token")
-    session = None
+    window = None
     if session_id:
-        from consolidation.models import Session
-
-        session = Session.objects.filter(external_id=session_id, user=user).only("id", "temporary").first()
-        if session is None:
+        window = conversations().session_window(
+            user_id=user.pk, session_id=session_id, recent_max=RECENT_TURNS_MAX, older_max=SUMMARY_SOURCE_MAX,
+        )
+        if window is None:
             raise SessionNotFound(session_id)
-        temporary = temporary or session.temporary
+        temporary = temporary or window.temporary
     reason, current = _context_gate(user, agent_slug, temporary)
     if reason:
         return MemoryContext("", 0, budget, reason=reason)
@@ -340,21 +301,9 @@ def memory_context(
         built = context_pack_build(user=user)
         current = (built.lang, built.sections)
     pack_lang, pack = current
-    recent, older = [], []
-    if session is not None:
-        from consolidation.models import Message
-
-        # Conversation turns only: tool output and the platform's system / developer prompts
-        # are never quoted back (consolidation.models.INSTRUCTION_ROLES).
-        recent = list(
-            Message.objects.filter(session=session, role__in=["user", "assistant"])
-            .order_by("-id").values_list("id", "role", "content")[:RECENT_TURNS_MAX]
-        )
-        if len(recent) == RECENT_TURNS_MAX:
-            older = list(
-                Message.objects.filter(session=session, role="user", id__lt=recent[-1][0])
-                .order_by("-id").values_list("id", "role", "content")[:SUMMARY_SOURCE_MAX]
-            )
+    # Conversation turns only: tool output and the platform's system / developer prompts are
+    # never quoted back; older turns the injection detector flags are left out (the port's rule).
+    recent, older = (window.recent, window.older) if window is not None else ([], [])
     has_items = bool(pack["profile"]["ids"] or pack["preference"]["ids"] or pack["fact"]["ids"])
     if not has_items and not recent and not pack["pending"]["ids"]:
         return MemoryContext("", 0, budget, reason="no_memory")
@@ -385,7 +334,7 @@ def memory_context(
         # Quoted as the user's words, and without turns that try to instruct the assistant or write
         # memory: the summary sits under the memory header, where an injection would read as a fact.
         lines = [(f"- user: {_first_sentence(content)}", mid) for mid, _, content in source
-                 if content.strip() and not _is_injection(content)]
+                 if content.strip() and mid not in window.flagged]
         fill.take("summary", "\n" + heads["summary"], lines, fill.left, contiguous=True)
         for name in ("recent", "summary"):  # taken newest first, shown in time order
             if name in fill.sections:
@@ -467,37 +416,16 @@ def search_index_chunks(*, user) -> list[dict]:
 
 def user_export(*, user) -> dict:
     """A user's whole long-term memory as a JSON-ready dict (the ``export_memory`` shape)."""
-    from audit.models import QuarantineRecord
-    from consolidation.models import JournalEntry, JournalStatus, Snapshot
-
     items = MemoryItem.objects.current().filter(user=user).order_by("kind", "key", "id")
     doc = MemoryDocument.objects.filter(user=user).first()
     return {
         "items": [i.as_dict() for i in items],
         "memory_md": doc.markdown if doc else "",
-        "journal": list(
-            JournalEntry.objects.filter(user=user, status=JournalStatus.PENDING)
-            .order_by("id")
-            .values("kind", "key", "value", "text", "status")
-        ),
+        "journal": conversations().pending_journal(user_id=user.pk),
         "snapshots": [
             {"version": s.version, "reason": s.reason, "memory_md": s.memory_md, "items": s.items}
             for s in Snapshot.objects.filter(user=user).order_by("version")
         ],
         "search_index": search_index_chunks(user=user),
         "quarantine_count": QuarantineRecord.objects.filter(user=user).count(),
-    }
-
-
-def user_memory_page(*, user) -> dict:
-    """Template context for the user's memory page: items grouped by kind, with their source session."""
-    items = list(MemoryItem.objects.current().filter(user=user).select_related("source_session").order_by("kind", "key"))
-    doc = MemoryDocument.objects.filter(user=user).first()
-    ms = MemorySettings.objects.filter(user=user).first()
-    return {
-        "profile": [i for i in items if i.kind == "profile"],
-        "preferences": [i for i in items if i.kind == "preference"],
-        "facts": [i for i in items if i.kind == "fact"],
-        "memory_md": doc.markdown if doc else "",
-        "memory_enabled": ms.memory_enabled if ms else True,
     }

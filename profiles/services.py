@@ -1,4 +1,4 @@
-"""Write services for users, agents and memory switches.
+"""Write services for users, agents, memory switches and the user's own memory controls.
 
 Every function is keyword-only and transactional; views, tasks, commands and
 tests all call these rather than touching the models directly.
@@ -6,12 +6,22 @@ tests all call these rather than touching the models directly.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 
+from audit.models import QuarantineRecord
+from audit.services import audit_record
+
+from .changeset import memory_changeset
 from .models import (
-    Agent, ContextPack, ExpertSetting, ExtractionPolicy, MemoryDocument, MemoryItem, MemorySettings, MemoryVector,
+    Agent, ConfirmationRequest, ConfirmationStatus, ConsolidationProposal, ContextPack, ExpertSetting,
+    ExtractionPolicy, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, Snapshot, SnapshotReason,
 )
+from .ports import conversations
+from .versions import SnapshotNotFound, item_fields, snapshot_create, snapshot_item_dict
 
 User = get_user_model()
 
@@ -59,8 +69,6 @@ def memory_settings_update(
     expert slugs (experts not listed are switched back on). Raises ``ValueError``
     for an unknown ``extraction_policy``. Writes an audit record.
     """
-    from audit.services import audit_record
-
     ms = MemorySettings.objects.select_for_update().get_or_create(user=user)[0]
     fields = []
     if memory_enabled is not None and ms.memory_enabled != memory_enabled:
@@ -124,95 +132,144 @@ def _deleted(result: tuple[int, dict], model) -> int:
     return result[1].get(model._meta.label, 0)
 
 
-@transaction.atomic
 def memory_item_delete(*, user, item_id: int, actor=None) -> dict:
     """Delete one of ``user``'s current memory items now, everywhere it is served from.
 
-    The item row is deleted (its search-index vector and any confirmation request naming
-    it cascade); journal entries — pending or archived — carrying the same kind and value
-    are deleted too, so a later consolidation cannot bring it back; MEMORY.md is
-    re-rendered and the memory version bumped (a consolidation planned before the delete
-    re-plans). Snapshots taken from now on do not contain it, and it is dropped from the
-    retained older ones too (``consolidation.snapshots.snapshots_rectify``), so a staff
-    restore cannot bring back what the user deleted. Audited as ``memory.item_deleted`` with the
-    item id, its kind and the counts.
+    One :func:`~profiles.changeset.memory_changeset` (reason ``user_edit``): the item row is
+    deleted (any confirmation request naming it cascades); journal entries — pending or
+    archived — carrying the same kind and value are deleted too, so a later consolidation
+    cannot bring it back, and the messages it came from leave session search (both through
+    ``profiles.ports``); the changeset bumps the version, re-renders MEMORY.md, snapshots, drops
+    the item from the retained older snapshots (a staff restore cannot bring back what the user
+    deleted) and audits ``memory.item_deleted`` with the item id, its kind and the counts.
+    Search index and context pack are rebuilt after commit.
 
     Returns ``{"item_id": int, "kind": str, "journal_entries": int}``.
     Raises ``MemoryItem.DoesNotExist`` for an unknown id, a superseded item or another
     user's item (indistinguishable on purpose: views turn it into 404).
     Rule: issue #7, "Delete one entry: gone from current memory, the rendered document, the
-    search index and future snapshots at once".
+    search index and future snapshots at once"; issue 14, "the deleted content must leave every
+    agent-visible path".
     """
-    from audit.services import audit_record
-    from consolidation.models import JournalEntry
-    from consolidation.models import SnapshotReason
-    from consolidation.snapshots import memory_document_refresh, memory_version_bump, snapshot_create, snapshots_rectify
-
-    item = MemoryItem.objects.current().get(user=user, pk=item_id)
-    journal = _deleted(
-        # By kind and value: consolidation may rewrite the key (``pet`` → ``fact:pet``).
-        JournalEntry.objects.filter(user=user, kind=item.kind, value=item.value).delete(), JournalEntry
-    )
-    MemoryItem.objects.filter(pk=item.pk).delete()
-    memory_version_bump(user_id=user.pk)
-    memory_document_refresh(user_id=user.pk)
-    # Every change to memory is a version (issue #5), the user's own deletes included.
-    snap = snapshot_create(user_id=user.pk, reason=SnapshotReason.USER_EDIT)
-    snapshots_rectify(user_id=user.pk, replacements={item_id: None}, exclude_pk=snap.pk)
-    out = {"item_id": item_id, "kind": item.kind, "journal_entries": journal}
-    audit_record(
-        action="memory.item_deleted", actor=actor or user, subject_user=user, target_type="memory_item",
-        target_id=str(item_id), details={"kind": item.kind, "journal_entries": journal},
-    )
-    return out
+    with memory_changeset(user_id=user.pk, reason=SnapshotReason.USER_EDIT, actor=actor or user) as cs:
+        item = MemoryItem.objects.current().get(user=user, pk=item_id)
+        journal = conversations().forget_value(
+            # By kind and value: consolidation may rewrite the key (``pet`` → ``fact:pet``).
+            user_id=user.pk, kind=item.kind, value=item.value,
+            message_ids=[m for m in (item.source_message_ids or []) if isinstance(m, int)],
+        )
+        MemoryVector.objects.filter(item_id=item.pk).delete()
+        MemoryItem.objects.filter(pk=item.pk).delete()
+        cs.left = {item_id: None}
+        cs.audit_as("memory.item_deleted", target_type="memory_item", target_id=str(item_id),
+                    details={"kind": item.kind, "journal_entries": journal})
+    return {"item_id": item_id, "kind": item.kind, "journal_entries": journal}
 
 
-@transaction.atomic
+def memory_items_delete_by_staff(*, item_ids: list[int], actor) -> int:
+    """A staff member deletes memory items (the Django admin's delete): each current item goes
+    through :func:`memory_item_delete` (so MEMORY.md, snapshots, the index and the journal follow,
+    audited with the staff ``actor``); a superseded (history) row is deleted in a changeset of its
+    own user with reason ``staff_edit``, audited as ``memory.history_deleted``. Returns the number
+    of items deleted; ids that no longer exist are skipped."""
+    deleted = 0
+    for item in MemoryItem.objects.filter(pk__in=item_ids).select_related("user").order_by("pk"):
+        if item.valid_until is None:
+            memory_item_delete(user=item.user, item_id=item.pk, actor=actor)
+        else:
+            with memory_changeset(user_id=item.user_id, reason=SnapshotReason.STAFF_EDIT, actor=actor) as cs:
+                cs.snapshot = False
+                MemoryItem.objects.filter(pk=item.pk).delete()
+                cs.left = {item.pk: None}
+                cs.audit_as("memory.history_deleted", target_type="memory_item", target_id=str(item.pk),
+                            details={"kind": item.kind})
+        deleted += 1
+    return deleted
+
+
 def memory_clear_all(*, user, include_history: bool = False, actor=None) -> dict[str, int]:
     """Forget everything long-term about ``user``; optionally their conversation history too.
 
-    Deletes, in one transaction: every memory item (current and superseded), the journal
-    (pending and archived), snapshots, the search index (item and message vectors),
-    MEMORY.md and its context pack, confirmation requests, held consolidation proposals and the user's
-    quarantine records; with ``include_history`` also their sessions and messages. The
-    memory version is bumped so a consolidation planned before cannot write back. Kept:
-    the account, the memory switches, the audit log. When history is kept, session
-    watermarks stay, so messages already read are not extracted again: a new start is
-    clean. Audited as ``memory.cleared`` with counts only.
+    Deletes, in one :func:`~profiles.changeset.memory_changeset` (no snapshot: the snapshots go
+    too): every memory item (current and superseded), snapshots, the search index (item and
+    message vectors), MEMORY.md's content and the context pack, confirmation requests, held
+    consolidation proposals and the user's quarantine records; through ``profiles.ports`` the
+    journal (pending and archived) and, with ``include_history``, their sessions and messages.
+    When history is kept, every kept turn becomes history only (never a memory or search source
+    again) and every watermark moves past it, so nothing said before the clear — even inside the
+    throttle window — comes back as memory. The memory version is bumped so a consolidation
+    planned before cannot write back. Kept: the account, the memory switches, the audit log.
+    Audited as ``memory.cleared`` with counts only.
 
     Returns ``{"items", "journal", "snapshots", "vectors", "documents", "confirmations",
     "proposals", "quarantine", "sessions", "messages"}`` → rows deleted (int).
-    Rule: issue #7, "Clear everything".
+    Rule: issue #7, "Clear everything"; issue 14, "clearing must advance every watermark".
     """
-    from audit.models import QuarantineRecord
-    from audit.services import audit_record
-    from consolidation.models import (
-        ConfirmationRequest, ConsolidationProposal, JournalEntry, Message, Session, Snapshot,
-    )
-    from consolidation.snapshots import memory_version_bump
-
     counts: dict[str, int] = {}
-    steps = [
-        ("confirmations", ConfirmationRequest), ("proposals", ConsolidationProposal), ("vectors", MemoryVector),
-        ("items", MemoryItem), ("journal", JournalEntry), ("snapshots", Snapshot), ("documents", MemoryDocument),
-        ("quarantine", QuarantineRecord),
-    ]
-    for name, model in steps:
-        counts[name] = _deleted(model.objects.filter(user=user).delete(), model)
-    ContextPack.objects.filter(user=user).delete()  # derived cache of the items above (not counted)
-    counts["messages"] = counts["sessions"] = 0
-    if include_history:
-        counts["messages"] = _deleted(Message.objects.filter(session__user=user).delete(), Message)
-        counts["sessions"] = _deleted(Session.objects.filter(user=user).delete(), Session)
-    else:
-        # Kept conversations are history only: never a memory or search source again.
-        Message.objects.filter(session__user=user).exclude(memory_source=False).update(memory_source=False)
-    memory_version_bump(user_id=user.pk)
-    audit_record(
-        action="memory.cleared", actor=actor or user, subject_user=user, target_type="user", target_id=str(user.pk),
-        details={"include_history": include_history, **counts},
-    )
+    with memory_changeset(user_id=user.pk, reason=SnapshotReason.USER_EDIT, actor=actor or user) as cs:
+        cs.snapshot = cs.render = False
+        steps = [
+            ("confirmations", ConfirmationRequest), ("proposals", ConsolidationProposal), ("vectors", MemoryVector),
+            ("items", MemoryItem), ("snapshots", Snapshot), ("documents", MemoryDocument),
+            ("quarantine", QuarantineRecord),
+        ]
+        for name, model in steps:
+            counts[name] = _deleted(model.objects.filter(user=user).delete(), model)
+        ContextPack.objects.filter(user=user).delete()  # derived cache of the items above (not counted)
+        counts.update(conversations().erase(user_id=user.pk, include_history=include_history))
+        cs.audit_as("memory.cleared", target_type="user", target_id=str(user.pk),
+                    details={"include_history": include_history, **counts})
     return counts
+
+
+def snapshot_restore(*, user_id: int, version: int, actor=None, now: dt.datetime | None = None) -> Snapshot:
+    """Replace the user's current memory with snapshot ``version``, in one changeset.
+
+    First the current state is saved as a ``rollback_point`` snapshot; then every current item
+    not in the snapshot is closed (``valid_until = now``, kept as history), every snapshot item
+    is made current again with its stored fields (same id; re-created with that id if it was
+    deleted), pending confirmations that no longer apply are dismissed; the changeset sets
+    MEMORY.md to the snapshot's text byte for byte, bumps the version, takes a ``restore``
+    snapshot and audits ``memory.restored`` (ids and counts only). Restoring the rollback point
+    gives back exactly what was there (equal item dicts, byte-identical MEMORY.md).
+    Returns the rollback-point :class:`~profiles.models.Snapshot` (restore it to undo).
+    Raises :class:`~profiles.versions.SnapshotNotFound` when the version is not retained.
+    """
+    now = now or timezone.now()
+    with memory_changeset(user_id=user_id, reason=SnapshotReason.RESTORE, actor=actor, now=now) as cs:
+        target = Snapshot.objects.filter(user_id=user_id, version=version).first()
+        if target is None:
+            raise SnapshotNotFound(f"no snapshot version {version} for this user")
+        rollback = snapshot_create(user_id=user_id, reason=SnapshotReason.ROLLBACK_POINT, now=now)
+        wanted = {d["id"]: d for d in target.items}
+        closed = MemoryItem.objects.current().filter(user_id=user_id).exclude(pk__in=list(wanted)).update(valid_until=now)
+        existing = {i.pk: i for i in MemoryItem.objects.filter(user_id=user_id, pk__in=list(wanted))}
+        taken = set(MemoryItem.objects.filter(pk__in=list(wanted)).exclude(user_id=user_id).values_list("pk", flat=True))
+        for item_id, d in wanted.items():
+            fields = item_fields(d)
+            item = existing.get(item_id)
+            if item is None:
+                # Deleted since (e.g. by self-correction): bring it back under its old id when free.
+                item = MemoryItem(user_id=user_id, **fields)
+                if item_id not in taken:
+                    item.pk = item_id
+                item.save(force_insert=True)
+                continue
+            for name, value in fields.items():
+                setattr(item, name, value)
+            item.save(update_fields=list(fields))
+        current_ids = set(MemoryItem.objects.current().filter(user_id=user_id).values_list("pk", flat=True))
+        stale = [
+            c.pk for c in ConfirmationRequest.objects.filter(user_id=user_id, status=ConfirmationStatus.PENDING)
+            if c.new_item_id not in current_ids
+        ]
+        if stale:
+            ConfirmationRequest.objects.filter(pk__in=stale).update(status=ConfirmationStatus.DISMISSED, resolved_at=now)
+        cs.document = target.memory_md
+        cs.audit_as("memory.restored", target_type="snapshot", target_id=str(target.pk), details={
+            "restored_version": version, "rollback_version": rollback.version, "items": len(wanted), "closed": closed,
+        })
+    return rollback
 
 
 @transaction.atomic
@@ -221,9 +278,6 @@ def memory_quarantine_clear(*, user, actor=None) -> int:
     memory); returns how many. Audited as ``quarantine.cleared_by_user`` with the count and
     the hit types — never the previews or originals. Rule: issue #7, "a button to delete
     those quarantine records now"."""
-    from audit.models import QuarantineRecord
-    from audit.services import audit_record
-
     qs = QuarantineRecord.objects.filter(user=user)
     types = sorted({t for row in qs.values_list("hit_types", flat=True) for t in row.split(",") if t})
     count = _deleted(qs.delete(), QuarantineRecord)
@@ -233,3 +287,75 @@ def memory_quarantine_clear(*, user, actor=None) -> int:
             target_id=str(user.pk), details={"count": count, "hit_types": types},
         )
     return count
+
+
+# --------------------------------------------------------------------------- the user's answer to a confirmation
+
+
+class ConfirmationError(ValueError):
+    """The confirmation request is not pending, or the values it compares changed since."""
+
+
+class _Stale(Exception):
+    """The new value of a confirmation request is no longer current (the request is dismissed)."""
+
+
+def _pending_confirmation(user, confirmation_id: int) -> ConfirmationRequest:
+    req = ConfirmationRequest.objects.filter(pk=confirmation_id, user=user).select_related("old_item", "new_item").first()
+    if req is None or req.status != ConfirmationStatus.PENDING:
+        raise ConfirmationError(f"no pending confirmation {confirmation_id} for this user")
+    return req
+
+
+def confirmation_confirm(*, user, confirmation_id: int, now: dt.datetime | None = None) -> ConfirmationRequest:
+    """The user confirms the new value: the request is closed and memory items are unchanged.
+
+    One :func:`~profiles.changeset.memory_changeset` without a snapshot (nothing to version):
+    the version is bumped, so the context stops asking; audited (ids only). Raises
+    :class:`ConfirmationError` when it is not the user's pending request.
+    """
+    now = now or timezone.now()
+    with memory_changeset(user_id=user.pk, reason=SnapshotReason.CONFIRMATION, actor=user, now=now) as cs:
+        cs.snapshot = False
+        req = _pending_confirmation(user, confirmation_id)
+        if not ConfirmationRequest.objects.filter(pk=req.pk, status=ConfirmationStatus.PENDING).update(
+            status=ConfirmationStatus.CONFIRMED, resolved_at=now
+        ):
+            raise ConfirmationError(f"confirmation {confirmation_id} was resolved meanwhile")
+        cs.audit_as("memory.confirmation_confirmed", target_type="confirmation_request", target_id=str(req.pk),
+                    details={"new_item": req.new_item_id})
+    req.refresh_from_db()
+    return req
+
+
+def confirmation_reject(*, user, confirmation_id: int, now: dt.datetime | None = None) -> ConfirmationRequest:
+    """The user rejects the new value: it is closed and the old value is current again.
+
+    One :func:`~profiles.changeset.memory_changeset` (reason ``confirmation``): the new item
+    gets ``valid_until = now``, the old item's ``valid_until`` is cleared; the changeset bumps
+    the version, re-renders MEMORY.md, snapshots, rectifies older snapshots (the rejected value
+    is replaced by the old one) and audits (ids only). Raises :class:`ConfirmationError` when
+    it is not the user's pending request or the new value is no longer current (the request is
+    then dismissed and nothing else changes).
+    """
+    now = now or timezone.now()
+    try:
+        with memory_changeset(user_id=user.pk, reason=SnapshotReason.CONFIRMATION, actor=user, now=now) as cs:
+            req = _pending_confirmation(user, confirmation_id)
+            if not ConfirmationRequest.objects.filter(pk=req.pk, status=ConfirmationStatus.PENDING).update(
+                status=ConfirmationStatus.REJECTED, resolved_at=now
+            ):
+                raise ConfirmationError(f"confirmation {confirmation_id} was resolved meanwhile")
+            if MemoryItem.objects.filter(pk=req.new_item_id, valid_until__isnull=True).update(valid_until=now) != 1:
+                raise _Stale(req.pk)
+            MemoryItem.objects.filter(pk=req.old_item_id).update(valid_until=None)
+            cs.left = {req.new_item_id: snapshot_item_dict(MemoryItem.objects.get(pk=req.old_item_id))}
+            cs.audit_as("memory.confirmation_rejected", target_type="confirmation_request", target_id=str(req.pk),
+                        details={"restored_item": req.old_item_id, "closed_item": req.new_item_id})
+    except _Stale as stale:
+        ConfirmationRequest.objects.filter(pk=stale.args[0], status=ConfirmationStatus.PENDING).update(
+            status=ConfirmationStatus.DISMISSED, resolved_at=now
+        )
+        raise ConfirmationError(f"confirmation {confirmation_id} no longer applies: the value changed since") from None
+    req.refresh_from_db()
+    return req

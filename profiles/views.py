@@ -17,6 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import page_selectors, services
+from profiles.services import ConfirmationError, confirmation_confirm, confirmation_reject
 from .forms import ClearAllForm, DiffForm, SwitchesForm
 from .models import MemoryItem
 
@@ -44,10 +45,6 @@ def item_delete(request, pk: int):
 
 
 def _confirmation(request, pk: int, action: str):
-    try:
-        from consolidation.consolidate import ConfirmationError, confirmation_confirm, confirmation_reject
-    except ImportError as exc:  # confirmations not installed in this build
-        raise Http404("confirmations are not available") from exc
     service = confirmation_confirm if action == "confirm" else confirmation_reject
     try:
         service(user=request.user, confirmation_id=pk)

@@ -48,3 +48,52 @@ def api_keys(db):
         _, key = PlatformAPIKey.objects.create_key(name=f"test-{scope}", scope=scope)
         out[scope] = key
     return out
+
+
+class _AfterCommit:
+    """A callback queued through ``profiles.derived.after_commit`` (so the fixture below runs only those)."""
+
+    def __init__(self, func):
+        self.func = func
+
+    def __call__(self):
+        self.func()
+
+
+@pytest.fixture(autouse=True)
+def _after_commit_in_test_transactions(monkeypatch):
+    """Derived state (search index, context pack, session index) is queued with
+    ``profiles.derived.after_commit``, i.e. ``transaction.on_commit``. Tests that use the ``db``
+    fixture run inside a transaction that never commits, so there the test case's own atomic
+    blocks stand in for the commit: such a callback runs when the outermost atomic block the
+    code itself opened exits without error (at once when none is open), as it would after a real
+    commit; a rolled-back block discards it, as Django does. Other on_commit callbacks (queued
+    tasks) are left alone. ``transaction=True`` tests and the e2e runs see the real thing."""
+    from django.db import connection, transaction
+    from django.db.transaction import Atomic
+
+    import profiles.derived
+
+    def only_test_blocks(conn) -> bool:
+        return conn.in_atomic_block and all(getattr(a, "_from_testcase", False) for a in conn.atomic_blocks)
+
+    def after_commit(func):
+        if only_test_blocks(connection):
+            func()
+        else:
+            transaction.on_commit(_AfterCommit(func))
+
+    original_exit = Atomic.__exit__
+
+    def atomic_exit(self, exc_type, exc_value, traceback):
+        result = original_exit(self, exc_type, exc_value, traceback)
+        conn = transaction.get_connection(self.using)
+        if exc_type is None and only_test_blocks(conn):
+            due = [f for _, f, _ in conn.run_on_commit if isinstance(f, _AfterCommit)]
+            conn.run_on_commit = [e for e in conn.run_on_commit if not isinstance(e[1], _AfterCommit)]
+            for func in due:
+                func()
+        return result
+
+    monkeypatch.setattr(profiles.derived, "after_commit", after_commit)
+    monkeypatch.setattr(Atomic, "__exit__", atomic_exit)

@@ -12,16 +12,8 @@ from django.urls import reverse
 
 from audit.models import AuditLog, QuarantineRecord
 from consolidation.consolidate import consolidation_run
-from consolidation.models import (
-    ConfirmationRequest,
-    ConsolidationProposal,
-    JournalEntry,
-    MemoryVersion,
-    Message,
-    ProposalStatus,
-    Session,
-    Snapshot,
-)
+from consolidation.models import JournalEntry, Message, Session
+from profiles.models import ConfirmationRequest, ConsolidationProposal, MemoryVersion, ProposalStatus, Snapshot
 from profiles.models import MemoryItem, MemorySettings, MemoryVector
 
 OUR_APPS = ("profiles", "consolidation", "audit")
@@ -64,7 +56,7 @@ def test_it_serves_every_changelist_to_a_superuser(admin_client):
         for model in apps.get_app_config(app).get_models():
             url = reverse(f"admin:{app}_{model._meta.model_name}_changelist")
             assert admin_client.get(url).status_code == 200, url
-    assert admin_client.get(reverse("admin:consolidation_memoryversion_add")).status_code == 403
+    assert admin_client.get(reverse("admin:profiles_memoryversion_add")).status_code == 403
 
 
 def test_it_names_memory_settings_without_a_typo(admin_client):
@@ -89,7 +81,7 @@ def _held(user, t0):
 
 
 def _act(client, action, pk):
-    url = reverse("admin:consolidation_consolidationproposal_changelist")
+    url = reverse("admin:profiles_consolidationproposal_changelist")
     return client.post(url, {"action": action, "_selected_action": [pk]}, follow=True)
 
 

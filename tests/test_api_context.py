@@ -123,20 +123,17 @@ def test_switches_and_temporary_sessions_give_an_empty_context_with_the_reason(c
     assert r["text"] == "" and r["reason"] == "memory_off" and r["item_ids"] == []
 
 
-def test_pending_confirmations_are_included_when_consolidation_provides_them(alice):
-    try:
-        from consolidation.models import ConfirmationRequest
-        from consolidation.selectors import pending_confirmations  # noqa: F401
-    except ImportError:
-        pytest.skip("consolidation's confirmation queue is not there yet")
-    items = _memory(alice)
-    old = _item(alice, "profile", "city", "我住在北京", days_ago=100)
-    old.valid_until = NOW
-    old.save(update_fields=["valid_until"])
+def test_a_contradiction_consolidation_opens_is_asked_in_the_context(alice):
+    from consolidation.consolidate import consolidation_run
+    from consolidation.models import JournalEntry
+
+    _memory(alice)
     assert "## 待用户确认" not in memory_context(user=alice, agent_slug="main", budget=2000).text
-    ConfirmationRequest.objects.create(user=alice, key="city", old_item=old, new_item=items[0], created_at=NOW)
-    ctx = memory_context(user=alice, agent_slug="main", budget=2000)
-    section = ctx.text.split("## 待用户确认")[1]
+    later = NOW + dt.timedelta(days=1)
+    JournalEntry.objects.create(user=alice, kind="profile", key="city", value="北京", text="我搬到北京了",
+                                observed_at=later, created_at=later, tokens=5)
+    assert consolidation_run(user_id=alice.pk, now=later, force=True).confirmations == 1
+    section = memory_context(user=alice, agent_slug="main", budget=2000).text.split("## 待用户确认")[1]
     assert "北京" in section and "上海" in section
 
 
@@ -207,20 +204,9 @@ def test_a_consolidation_shows_up_in_the_next_context(alice, t0):
     assert "深圳云帆科技" in memory_context(user=alice, agent_slug="main", budget=400).text
 
 
-def test_a_row_level_edit_without_a_version_bump_still_shows_up(alice):
-    items = _memory(alice)
-    memory_context(user=alice, agent_slug="main", budget=400)
-    items[0].text = "我住在杭州西湖"
-    items[0].save()  # e.g. the Django admin: no service, no version bump — the signal drops the pack
-    text = memory_context(user=alice, agent_slug="main", budget=400).text
-    assert "杭州西湖" in text and "上海浦东" not in text
-    MemoryItem.objects.filter(pk=items[1].pk).delete()
-    assert "数据工程师" not in memory_context(user=alice, agent_slug="main", budget=400).text
-
-
 def test_a_user_delete_and_a_confirmation_answer_show_up(alice):
-    from consolidation.consolidate import confirmation_confirm
-    from consolidation.models import ConfirmationRequest
+    from profiles.services import confirmation_confirm
+    from profiles.models import ConfirmationRequest
     from profiles.services import memory_item_delete
 
     items = _memory(alice)
@@ -270,7 +256,7 @@ def test_the_summary_quotes_the_user_and_leaves_out_injected_instructions(client
 
 
 def test_sections_count_pending_lines(alice):
-    from consolidation.models import ConfirmationRequest
+    from profiles.models import ConfirmationRequest
 
     items = _memory(alice)
     old = _item(alice, "profile", "city", "我住在北京", days_ago=100)

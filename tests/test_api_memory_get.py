@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 from rest_framework.test import APIClient
 
-from consolidation.consolidate import memory_document_refresh
+from profiles.versions import memory_document_refresh
 from profiles.models import MemoryItem
 
 NOW = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)

@@ -3,6 +3,8 @@
 import datetime as dt
 
 import pytest
+
+from consolidation.session_index import session_index_refresh
 from rest_framework.test import APIClient
 
 from profiles.models import MemoryItem, PlatformAPIKey
@@ -46,6 +48,7 @@ def test_sessions_scope_masks_pii(client, api_keys, alice):
     # A turn stored as a source before a detector existed: masked on the way out.
     session, _ = post_turns("alice", "s1", [("user", "我的邮箱是 li.wei@example.com，帮我订机票")], start=NOW)
     Message.objects.filter(session=session).update(memory_source=True)
+    session_index_refresh(user_id=alice.pk)  # what the pipeline does after an extraction
     body = _search(client, api_keys["read"], user="alice", query="订机票", scope="sessions").json()
     assert body["hits"][0]["session"] == "s1" and body["hits"][0]["kind"] == "user"
     assert "li.wei@example.com" not in body["hits"][0]["text"] and "机票" in body["hits"][0]["text"]

@@ -46,7 +46,7 @@ def test_audit_log_cannot_be_added_changed_or_deleted_in_the_admin(admin_client,
 
 def test_quarantine_records_cannot_be_added_or_changed_and_deleting_is_audited(admin_client, superuser, t0):
     text = "手机13912345678"
-    rec = quarantine_file(user=user_ensure(external_id="alice"), session=None, message_ids=[], original=text, hits=analyze(text), now=t0)
+    rec = quarantine_file(user=user_ensure(external_id="alice"), session_id=None, message_ids=[], original=text, hits=analyze(text), now=t0)
     assert admin_client.get(reverse("admin:audit_quarantinerecord_add")).status_code == 403
     page = admin_client.get(reverse("admin:audit_quarantinerecord_change", args=[rec.pk])).content.decode()
     assert "13912345678" not in page and 'name="_save"' not in page

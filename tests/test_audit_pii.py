@@ -103,7 +103,7 @@ def test_pii_is_in_no_plain_text_column_of_any_table(replayed):
             blob = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
             for pii in PII:
                 assert pii not in blob, f"{pii!r} found in {model._meta.label}.{f.name}"
-    assert {"audit.AuditLog", "audit.QuarantineRecord", "consolidation.JournalEntry", "consolidation.Snapshot",
+    assert {"audit.AuditLog", "audit.QuarantineRecord", "consolidation.JournalEntry", "profiles.Snapshot",
             "profiles.MemoryItem", "profiles.MemoryDocument"} <= scanned
 
 
@@ -168,7 +168,7 @@ def _file_through_the_pipeline(username, session, text, t0):
 
     post_turns(username, session, [("user", text), ("assistant", "好的")], start=t0)
     extraction_run(session_id=Session.objects.get(external_id=session).pk, now=t0, trigger="session_end")
-    return QuarantineRecord.objects.filter(session__external_id=session)
+    return QuarantineRecord.objects.filter(session_external_id=session)
 
 
 @pytest.mark.parametrize(
@@ -208,6 +208,6 @@ def test_a_credential_is_named_in_words_on_the_kept_out_and_review_pages(alice, 
 
 def test_every_sanitizer_type_has_a_readable_name():
     from audit.sanitizer import ENTITY_TYPES
-    from profiles.page_selectors import HIT_TYPE_NAMES
+    from audit.labels import HIT_TYPE_NAMES
 
     assert set(ENTITY_TYPES) <= set(HIT_TYPE_NAMES)

@@ -25,7 +25,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from audit.models import QuarantineRecord
 from consolidation.consolidate import consolidation_run
 from consolidation.extraction import extraction_run
-from consolidation.models import ConfirmationRequest, JournalEntry, Session, Snapshot
+from consolidation.models import JournalEntry, Session
+from profiles.models import ConfirmationRequest, Snapshot
 from profiles.models import MemoryItem, PlatformAPIKey
 from tests.helpers import post_turns
 

@@ -3,7 +3,8 @@
 import datetime as dt
 
 from consolidation.consolidate import consolidation_run
-from consolidation.models import JournalEntry, JournalStatus, Snapshot
+from consolidation.models import JournalEntry, JournalStatus
+from profiles.models import Snapshot
 from profiles.models import MemoryDocument, MemoryItem
 
 
@@ -180,7 +181,7 @@ def test_self_correction_removes_a_planted_project_detail_and_audits_it(alice, t
 
 def test_the_loss_guard_holds_a_run_that_would_remove_half_the_items(alice, t0):
     from audit.models import AuditLog
-    from consolidation.models import ConsolidationProposal
+    from profiles.models import ConsolidationProposal
 
     for key, value in [("city", "杭州"), ("role", "后端工程师"), ("skill:python", "Python"), ("skill:go", "Go")]:
         _entry(alice, key, value, t0)
@@ -213,7 +214,7 @@ def test_a_run_with_no_change_takes_no_snapshot(alice, t0):
 
 
 def test_a_new_employer_retires_the_duties_stated_for_the_old_one(alice, t0):
-    from consolidation.models import Snapshot
+    from profiles.models import Snapshot
 
     _entry(alice, "company", "Acme Bank", t0)
     _entry(alice, "responsibility", "the banking client's mobile app", t0)

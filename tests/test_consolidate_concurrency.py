@@ -8,7 +8,7 @@ from django.db import connection, transaction
 
 from consolidation.consolidate import consolidation_run
 from consolidation.models import JournalEntry, JournalStatus
-from consolidation.snapshots import memory_version_bump, memory_version_read
+from profiles.versions import memory_version_bump, memory_version_read
 from profiles.models import MemoryItem
 
 

@@ -4,9 +4,11 @@ import datetime as dt
 
 import pytest
 
-from consolidation.consolidate import ConfirmationError, confirmation_confirm, confirmation_reject, consolidation_run
-from consolidation.models import ConfirmationRequest, ConfirmationStatus, JournalEntry
-from consolidation.selectors import pending_confirmations
+from consolidation.consolidate import consolidation_run
+from profiles.services import ConfirmationError, confirmation_confirm, confirmation_reject
+from consolidation.models import JournalEntry
+from profiles.models import ConfirmationRequest, ConfirmationStatus
+from profiles.confirmations import pending_confirmations
 from profiles.models import MemoryDocument, MemoryItem
 
 

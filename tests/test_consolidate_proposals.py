@@ -6,7 +6,8 @@ import pytest
 
 from audit.models import AuditLog
 from consolidation.consolidate import ProposalError, consolidation_run, proposal_approve, proposal_reject
-from consolidation.models import ConsolidationProposal, JournalEntry, JournalStatus, ProposalStatus
+from consolidation.models import JournalEntry, JournalStatus
+from profiles.models import ConsolidationProposal, ProposalStatus
 from profiles.models import MemoryItem
 
 

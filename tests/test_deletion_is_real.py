@@ -20,9 +20,11 @@ from django.core.management import call_command
 from django.db import connection, models
 
 from audit.models import QuarantineRecord
-from consolidation.models import JournalEntry, Message, Snapshot
+from consolidation.models import JournalEntry, Message
+from profiles.models import Snapshot
 from profiles.models import ContextPack, LexicalPosting, MemoryDocument, MemoryItem, MemoryVector
-from profiles.search import memory_index_refresh, memory_search, session_index_refresh
+from profiles.search import memory_index_refresh, memory_search
+from consolidation.session_index import session_index_refresh
 from profiles.selectors import memory_context
 from profiles.services import memory_clear_all
 

@@ -21,7 +21,9 @@ def test_it_reembeds_other_models_and_indexes_what_is_missing(alice, bob, settin
     settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER_DIM=128)
     out = StringIO()
     call_command("rebuild_embeddings", "--batch", "1", "--sessions", stdout=out, stderr=StringIO())
-    assert "re-embedded 1 vectors with hashing-char3-128" in out.getvalue()
+    # Alice's item and the two turns extraction indexed after it committed (64 dims) are re-embedded;
+    # Bob's item, written outside the write path, had no chunk: indexed anew.
+    assert "re-embedded 3 vectors with hashing-char3-128" in out.getvalue() and "indexed 1 new chunks" in out.getvalue()
     assert set(MemoryVector.objects.values_list("dim", flat=True)) == {128}
     assert MemoryVector.objects.filter(source="item").count() == 2
     assert MemoryVector.objects.filter(source="message", user=alice).count() == 2

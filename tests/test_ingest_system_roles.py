@@ -10,7 +10,8 @@ from rest_framework.test import APIClient
 from consolidation.admin import MessageAdmin
 from consolidation.extraction import _attribute_experts, extraction_run
 from consolidation.models import INSTRUCTION_ROLES, JournalEntry, Message, MessageRole, Session
-from profiles.search import memory_search, session_index_refresh
+from profiles.search import memory_search
+from consolidation.session_index import session_index_refresh
 from profiles.services import memory_settings_update
 
 from .helpers import post_turns

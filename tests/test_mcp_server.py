@@ -44,7 +44,7 @@ async def _drive(args: list[str], quarantine_key: str):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_server_lists_exactly_two_read_tools_and_answers_calls(alice, bob, settings):
-    from consolidation.consolidate import memory_document_refresh
+    from profiles.versions import memory_document_refresh
 
     settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER="hashing", EMBEDDER_DIM=256)
     peanut = MemoryItem.objects.create(user=alice, kind="fact", key="allergy", value="花生", text="我对花生过敏",

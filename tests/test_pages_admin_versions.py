@@ -9,7 +9,8 @@ from django.test import Client
 
 from audit.models import AuditLog
 from consolidation.consolidate import consolidation_run
-from consolidation.models import JournalEntry, Snapshot
+from consolidation.models import JournalEntry
+from profiles.models import Snapshot
 from profiles.models import MemoryDocument, MemoryItem
 
 

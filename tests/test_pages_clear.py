@@ -11,9 +11,11 @@ from django.test import Client
 from audit.models import AuditLog, QuarantineRecord
 from consolidation.consolidate import consolidation_run
 from consolidation.extraction import extraction_run
-from consolidation.models import JournalEntry, Message, Session, Snapshot
+from consolidation.models import JournalEntry, Message, Session
+from profiles.models import Snapshot
 from profiles.models import MemoryItem, MemoryVector
-from profiles.search import memory_index_refresh, session_index_refresh
+from profiles.search import memory_index_refresh
+from consolidation.session_index import session_index_refresh
 from profiles.selectors import memory_context
 from tests.helpers import post_turns
 
@@ -21,8 +23,8 @@ from tests.helpers import post_turns
 # version counter, sessions (unless history is cleared too) and admin bookkeeping.
 KEPT = {
     ("profiles.MemorySettings", "user"), ("profiles.ExpertSetting", "user"), ("audit.AuditLog", "actor"),
-    ("audit.AuditLog", "subject_user"), ("consolidation.MemoryVersion", "user"), ("admin.LogEntry", "user"),
-    ("consolidation.ConsolidationProposal", "resolved_by"),
+    ("audit.AuditLog", "subject_user"), ("profiles.MemoryVersion", "user"), ("admin.LogEntry", "user"),
+    ("profiles.ConsolidationProposal", "resolved_by"),
 }
 
 

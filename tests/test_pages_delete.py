@@ -8,8 +8,9 @@ from django.test import Client
 
 from audit.models import AuditLog
 from consolidation.consolidate import consolidation_run
-from consolidation.models import JournalEntry, Snapshot, SnapshotReason
-from consolidation.snapshots import snapshot_create
+from consolidation.models import JournalEntry
+from profiles.models import Snapshot, SnapshotReason
+from profiles.versions import snapshot_create
 from profiles.models import MemoryDocument, MemoryItem, MemoryVector
 from profiles.search import memory_index_refresh
 from profiles.selectors import memory_context
@@ -98,7 +99,7 @@ def test_it_needs_a_csrf_token(alice, t0):
 
 
 def test_a_delete_saves_a_version_of_its_own(alice, t0, client):
-    from consolidation.models import Snapshot
+    from profiles.models import Snapshot
 
     item = _remember(alice, t0, ("pet", "一只叫豆豆的狗"), ("relocation", "搬到杭州"))["pet"]
     before = Snapshot.objects.filter(user=alice).count()

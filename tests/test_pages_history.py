@@ -5,8 +5,9 @@ import datetime as dt
 from django.test import Client
 
 from consolidation.consolidate import consolidation_run
-from consolidation.models import JournalEntry, Snapshot
-from consolidation.snapshots import current_item_dicts, memory_document_refresh
+from consolidation.models import JournalEntry
+from profiles.models import Snapshot
+from profiles.versions import current_item_dicts, memory_document_refresh
 from profiles.models import MemoryItem
 
 
@@ -19,7 +20,7 @@ def _two_versions(user, t0):
     """Version 1: role, company and an item the policy forbids (planted, as a bad extraction
     would leave it); version 2: a new skill added and the forbidden item removed by
     self-correction. (A value the user superseded is rectified in older snapshots instead —
-    ``consolidation.snapshots.snapshots_rectify`` — so it makes no diff.)"""
+    ``profiles.versions.snapshots_rectify`` — so it makes no diff.)"""
     _entry(user, "role", "产品经理", t0)
     _entry(user, "company", "星海科技", t0)
     consolidation_run(user_id=user.pk, now=t0)

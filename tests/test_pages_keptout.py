@@ -14,7 +14,7 @@ PHONE = "13912345678"
 def _blocked(username, session, text, t0):
     post_turns(username, session, [("user", text), ("assistant", "好的")], start=t0)
     extraction_run(session_id=Session.objects.get(external_id=session).pk, now=t0, trigger="session_end")
-    return QuarantineRecord.objects.get(session__external_id=session)
+    return QuarantineRecord.objects.get(session_external_id=session)
 
 
 def test_it_lists_when_where_what_kind_and_a_masked_preview(alice, t0, client):

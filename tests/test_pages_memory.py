@@ -7,7 +7,8 @@ from django.test import Client
 
 from consolidation.consolidate import consolidation_run
 from consolidation.extraction import extraction_run
-from consolidation.models import ConfirmationRequest, ConfirmationStatus, JournalEntry, Session
+from consolidation.models import JournalEntry, Session
+from profiles.models import ConfirmationRequest, ConfirmationStatus
 from profiles.models import MemoryItem
 from tests.helpers import post_turns
 
@@ -49,7 +50,7 @@ def test_it_never_shows_another_users_memory_or_messages(alice, bob, t0, client)
     _learn("bob", "sess-b1", "我住在广州，我是会计。", t0)
     bob_msg = Session.objects.get(external_id="sess-b1").messages.filter(role="user").first()
     MemoryItem.objects.create(user=alice, kind="profile", key="city", value="成都", text="城市：成都",
-                              source_message_ids=[bob_msg.pk], source_session=bob_msg.session,
+                              source_message_ids=[bob_msg.pk], source_session_id=bob_msg.session_id,
                               valid_from=t0, confirmed_at=t0)
     client.force_login(alice)
     html = client.get("/memory/").content.decode()

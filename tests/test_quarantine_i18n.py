@@ -28,7 +28,7 @@ def rec(db, t0):
     text = f"我的手机是{PHONE}，邮箱li@example.com"
     user = user_ensure(external_id="alice")
     return quarantine_file(
-        user=user, session=None, message_ids=[], original=text,
+        user=user, session_id=None, message_ids=[], original=text,
         hits=analyze(text, sensitive_words=sensitive_words_active()), now=t0,
     )
 
@@ -39,7 +39,7 @@ def test_it_renders_the_list_page_in_chinese_with_readable_hit_types(staff_clien
     assert resp.status_code == 200
     for s in ("隔离区审核", "命中类型", "预览（已遮盖）", "筛选", "任意类型", "起始日期"):
         assert s in html, s
-    assert ">手机号<" in html and ">电子邮箱<" in html  # names from profiles.page_selectors.HIT_TYPE_NAMES
+    assert ">手机号<" in html and ">电子邮箱<" in html  # names from audit.labels.HIT_TYPE_NAMES
     assert "Quarantine review" not in html and "hit types" not in html
 
 

@@ -16,7 +16,7 @@ TEXT = "手机13912345678"
 
 
 def _file(now, username="alice"):
-    return quarantine_file(user=user_ensure(external_id=username), session=None, message_ids=[], original=TEXT,
+    return quarantine_file(user=user_ensure(external_id=username), session_id=None, message_ids=[], original=TEXT,
                            hits=analyze(TEXT), now=now)
 
 

@@ -33,7 +33,7 @@ def _quarantine(username, session_id, text, t0):
     session, _ = post_turns(username, session_id, [("user", text), ("assistant", "好的")], start=t0)
     res = extraction_run(session_id=session.pk, now=t0 + dt.timedelta(minutes=5), trigger="session_end")
     assert res.quarantined == 1
-    return QuarantineRecord.objects.get(session=session)
+    return QuarantineRecord.objects.get(session_id=session.pk)
 
 
 def _no_content(log, *texts):
@@ -87,7 +87,7 @@ def test_false_positive_writes_the_candidates_with_the_flagged_word_allowed(staf
     settings.BIZMEMORY = dict(settings.BIZMEMORY, SENSITIVE_WORDS=["广州"])
     rec = _quarantine("u1", "s1", "我在广州工作，负责华南区的渠道销售。", t0)
     assert not JournalEntry.objects.exists()
-    msg = Message.objects.get(session=rec.session, role="user")
+    msg = Message.objects.get(session_id=rec.session_id, role="user")
 
     res = quarantine_mark_false_positive(record_id=rec.pk, actor=staff, now=t0 + dt.timedelta(hours=1))
 

@@ -28,7 +28,7 @@ def staff_client(client, staff):
 
 def _file(username, text, now, session=None):
     user = user_ensure(external_id=username)
-    return quarantine_file(user=user, session=session, message_ids=[], original=text, hits=analyze(text, sensitive_words=sensitive_words_active()), now=now)
+    return quarantine_file(user=user, session_id=session.pk if session else None, session_external_id=session.external_id if session else "", message_ids=[], original=text, hits=analyze(text, sensitive_words=sensitive_words_active()), now=now)
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ from io import StringIO
 from django.core.management import call_command
 
 from audit.models import AuditLog
-from consolidation.models import JournalEntry, JournalStatus, Message, Session, Snapshot, SnapshotReason
+from consolidation.models import JournalEntry, JournalStatus, Message, Session
+from profiles.models import Snapshot, SnapshotReason
 from consolidation.retention import (
     journal_archive_purge, journal_pending_purge, message_purge, retention_purge_all, snapshot_purge,
 )
@@ -50,7 +51,7 @@ def test_it_purges_the_pending_journal_past_its_retention(alice, t0, settings):
 
 
 def test_it_purges_snapshots_beyond_k_per_user(alice, bob, settings):
-    from consolidation.snapshots import snapshot_create
+    from profiles.versions import snapshot_create
 
     for _ in range(4):
         snapshot_create(user_id=alice.pk, reason=SnapshotReason.MANUAL)
@@ -109,7 +110,7 @@ def test_the_daily_schedule_exists_once(db):
 
 
 def test_superseded_items_are_purged_after_the_archive_retention_but_never_current_or_pending_ones(alice, t0, settings):
-    from consolidation.models import ConfirmationRequest, ConfirmationStatus
+    from profiles.models import ConfirmationRequest, ConfirmationStatus
     from consolidation.retention import superseded_item_purge
     from profiles.models import MemoryItem
 

@@ -7,9 +7,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from consolidation.consolidate import memory_document_refresh
+from profiles.versions import memory_document_refresh
 from profiles.models import MemoryItem, MemoryVector
-from profiles.search import has_time_cue, lexical_terms, memory_index_refresh, memory_search, session_index_refresh
+from profiles.search import has_time_cue, lexical_terms, memory_index_refresh, memory_search
+from consolidation.session_index import session_index_refresh
 from profiles.selectors import search_index_chunks, user_export
 from profiles.services import memory_settings_update
 from tests.helpers import post_and_extract, post_turns
@@ -146,6 +147,7 @@ def test_sessions_scope_searches_past_messages_and_masks_pii(alice, bob):
 
     old, _ = post_turns("alice", "s-old", [("user", "体检中心电话13912345678")], start=now - dt.timedelta(days=3))
     Message.objects.filter(session=old).update(memory_source=True)
+    assert session_index_refresh(user_id=alice.pk) == 1  # the pipeline indexes it (after extraction, normally)
     res = memory_search(user=alice, agent_slug="main", query="体检", scope="sessions")
     assert res.hits and all(h.session in ("s-a", "s-old") for h in res.hits)
     texts = " ".join(h.text for h in res.hits)

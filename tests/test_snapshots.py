@@ -9,10 +9,10 @@ from django.core.management.base import CommandError
 
 from audit.models import AuditLog
 from consolidation.consolidate import consolidation_run
-from consolidation.models import JournalEntry, Snapshot, SnapshotReason
-from consolidation.snapshots import (
-    SnapshotNotFound, current_item_dicts, memory_version_read, snapshot_create, snapshot_restore,
-)
+from consolidation.models import JournalEntry
+from profiles.models import Snapshot, SnapshotReason
+from profiles.versions import SnapshotNotFound, current_item_dicts, memory_version_read, snapshot_create
+from profiles.services import snapshot_restore
 from profiles.models import MemoryDocument, MemoryItem
 
 
@@ -192,8 +192,8 @@ def test_a_user_delete_leaves_every_retained_snapshot_and_restore_cannot_bring_i
 
 
 def test_rejecting_a_change_puts_the_old_value_back_into_older_snapshots(alice, t0):
-    from consolidation.consolidate import confirmation_reject
-    from consolidation.models import ConfirmationRequest
+    from profiles.services import confirmation_reject
+    from profiles.models import ConfirmationRequest
 
     _entry(alice, "city", "北京", t0)
     first = consolidation_run(user_id=alice.pk, now=t0).snapshot_version

@@ -42,12 +42,12 @@ def memory_fill(user, long_values: bool = False) -> None:
         if n + 1 == len(rows) or rows[n + 1][4] != at:  # one consolidation per point in time
             consolidation_run(user_id=user.pk, now=at)
     original = "我的手机是13912345678"
-    quarantine_file(user=user, session=None, message_ids=[], original=original, now=T0,
+    quarantine_file(user=user, session_id=None, message_ids=[], original=original, now=T0,
                     hits=analyze(original, sensitive_words=sensitive_words_active()))
     if long_values:
         agent = agent_ensure(slug="main", is_entry=True)
         session = Session.objects.create(external_id="wechat-miniprogram-session-" + "0123456789abcdef" * 4,
                                          user=user, agent=agent, started_at=T0)
         original = LONG_ZH_UNBROKEN + "，我的手机是13912345678，邮箱 li.wei.birdwatching.club@example.com"
-        quarantine_file(user=user, session=session, message_ids=[1, 2, 3], original=original, now=T0,
+        quarantine_file(user=user, session_id=session.pk, session_external_id=session.external_id, message_ids=[1, 2, 3], original=original, now=T0,
                         hits=analyze(original, sensitive_words=sensitive_words_active()))

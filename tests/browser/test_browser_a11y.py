@@ -10,7 +10,7 @@ import json
 import pytest
 
 from audit.models import QuarantineRecord
-from consolidation.models import Snapshot
+from profiles.models import Snapshot
 from profiles.models import MemoryItem
 from profiles.services import agent_ensure
 
@@ -47,7 +47,7 @@ def _audit_in(page_for, locale: str, alice) -> list[dict]:
     """Visit and audit every main page in ``locale``; returns the blocking violations found."""
     lang = locale[:2]
     latest = Snapshot.objects.filter(user=alice).order_by("-version").first().version
-    rec = QuarantineRecord.objects.filter(user=alice, session__isnull=True).get()
+    rec = QuarantineRecord.objects.filter(user=alice, session_id__isnull=True).get()
     problems, log = [], []
 
     def page_as(username):

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from consolidation.models import ConfirmationRequest, ConfirmationStatus, Snapshot
+from profiles.models import ConfirmationRequest, ConfirmationStatus, Snapshot
 from profiles.models import MemoryItem
 from profiles.services import agent_ensure
 

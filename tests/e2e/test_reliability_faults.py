@@ -17,7 +17,8 @@ from django.db import connection
 from django_q.models import Schedule
 
 from audit.models import QuarantineRecord
-from consolidation.models import JournalEntry, JournalStatus, Message, Session, Snapshot
+from consolidation.models import JournalEntry, JournalStatus, Message, Session
+from profiles.models import Snapshot
 from profiles.models import MemoryDocument, MemoryItem
 
 from .conftest import database_url_of_test_db, wait_for

@@ -12,8 +12,8 @@ import requests
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import PBKDF2PasswordHasher, make_password
 
-from consolidation.models import Snapshot, SnapshotReason
-from consolidation.snapshots import current_item_dicts
+from profiles.models import Snapshot, SnapshotReason
+from profiles.versions import current_item_dicts
 from profiles.models import MemoryDocument, MemoryItem
 
 from .conftest import wait_for

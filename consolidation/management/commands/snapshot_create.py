@@ -3,8 +3,8 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from consolidation.models import SnapshotReason
-from consolidation.snapshots import snapshot_create
+from profiles.models import SnapshotReason
+from profiles.versions import snapshot_create
 
 
 def user_by_platform_id(platform_id: str):

@@ -6,7 +6,8 @@ The current memory is saved first as a rollback point, whose version is printed
 
 from django.core.management.base import BaseCommand, CommandError
 
-from consolidation.snapshots import SnapshotNotFound, snapshot_restore
+from profiles.versions import SnapshotNotFound
+from profiles.services import snapshot_restore
 
 from .snapshot_create import user_by_platform_id
 

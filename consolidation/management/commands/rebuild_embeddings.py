@@ -18,7 +18,8 @@ from tqdm import tqdm
 
 from profiles.embeddings import get_embedder, to_bytes
 from profiles.models import MemoryVector, VectorSource
-from profiles.search import _pg_store, _postings_backfill, memory_index_refresh, session_index_refresh
+from profiles.search import _pg_store, _postings_backfill, memory_index_refresh
+from consolidation.session_index import session_index_refresh
 
 
 class Command(BaseCommand):

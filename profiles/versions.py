@@ -1,15 +1,13 @@
 """Versions of a user's memory: the CAS version number, MEMORY.md, snapshots and restore.
 
 * ``memory_version_read`` / ``memory_version_bump`` — the per-user compare-and-set
-  token (``consolidation.models.MemoryVersion``). Every writer of a user's memory
+  token (``profiles.models.MemoryVersion``). Every writer of a user's memory
   items bumps it inside its transaction; consolidation applies a plan only when the
   version it planned on is still current.
 * ``memory_document_refresh`` — re-render MEMORY.md from the current items.
 * ``snapshot_create`` — save the current items + MEMORY.md as the next version,
   keeping the newest ``BIZMEMORY['SNAPSHOTS_KEEP']``.
-* ``snapshot_restore`` — replace the current memory with a snapshot's, after saving
-  the current state as a rollback point; restoring that rollback point gives back
-  exactly what was there (equal item dicts, byte-identical MEMORY.md).
+* ``memory_document_set`` — store an exact MEMORY.md text (a restore).
 * ``snapshots_rectify`` — when an item leaves memory because the user superseded,
   retracted or deleted it, retained snapshots stop carrying it: a superseded value is
   replaced by the value that superseded it, a retracted or deleted one is dropped, and the
@@ -18,12 +16,14 @@
   accuracy: inaccurate personal data are erased or rectified without delay). The
   superseded item rows themselves stay as history (confirm/reject of a change needs them)
   until ``ARCHIVE_RETENTION_DAYS`` (``consolidation.retention.superseded_item_purge``).
+
+These are the primitives of the one write path: only :mod:`profiles.changeset` (and the
+restore service built on it, ``profiles.services.snapshot_restore``) calls the writers here.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import logging
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -33,13 +33,9 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from audit.services import audit_record
 from bizmemory.tokens import count_tokens
-from profiles.models import MemoryDocument, MemoryItem
-from profiles.rendering import render_memory_markdown
 
-from .models import ConfirmationRequest, ConfirmationStatus, MemoryVersion, Snapshot, SnapshotReason
-
-
-log = logging.getLogger("bizmemory.consolidation")
+from .models import MemoryDocument, MemoryItem, MemoryVersion, Snapshot, SnapshotReason
+from .rendering import render_memory_markdown
 
 
 class SnapshotNotFound(LookupError):
@@ -88,18 +84,15 @@ def memory_document_refresh(*, user_id: int) -> MemoryDocument:
     return doc
 
 
-def memory_index_sync(*, user_id: int) -> None:
-    """Bring the user's search index in line with the current items after a memory change
-    (``profiles.search.memory_index_refresh``). Never raises: a failure is logged and the
-    search selector re-indexes a stale user itself."""
-    try:
-        from profiles.search import memory_index_refresh
-    except ImportError:  # search not installed in this build
-        return
-    try:
-        memory_index_refresh(user_id=user_id)
-    except Exception:  # noqa: BLE001 — the index heals itself; memory writes must not fail on it
-        log.warning("search index refresh failed for user %s", user_id, exc_info=True)
+def memory_document_set(*, user_id: int, markdown: str) -> MemoryDocument:
+    """Store ``markdown`` byte for byte as the user's MEMORY.md (a restore puts back the text a
+    snapshot kept); the document's own version is bumped. Returns the document."""
+    doc, _ = MemoryDocument.objects.get_or_create(user_id=user_id)
+    doc.markdown = markdown
+    doc.tokens = count_tokens(markdown)
+    doc.version += 1
+    doc.save(update_fields=["markdown", "tokens", "version", "updated_at"])
+    return doc
 
 
 def snapshot_item_dict(item: MemoryItem) -> dict:
@@ -146,7 +139,7 @@ def _snapshot_markdown(item_dicts: list[dict]) -> str:
     """MEMORY.md for a list of snapshot item dicts, rendered as for current items."""
     items = []
     for d in item_dicts:
-        item = MemoryItem(**_item_fields(d))
+        item = MemoryItem(**item_fields(d))
         item.pk = d.get("id")
         items.append(item)
     md, _ = render_memory_markdown(items, max_tokens=settings.BIZMEMORY["MEMORY_DOCUMENT_TOKENS"])
@@ -194,7 +187,8 @@ def snapshots_rectify(*, user_id: int, replacements: dict[int, dict | None], exc
     return rewritten
 
 
-def _item_fields(d: dict) -> dict:
+def item_fields(d: dict) -> dict:
+    """The MemoryItem field values a snapshot dict stores (for a restore or a re-render)."""
     valid_from = parse_datetime(d["valid_from"])
     return {
         "kind": d["kind"],
@@ -207,65 +201,3 @@ def _item_fields(d: dict) -> dict:
         "source_message_ids": list(d.get("source_message_ids") or []),
         "valid_until": None,
     }
-
-
-@transaction.atomic
-def snapshot_restore(*, user_id: int, version: int, actor=None, now: dt.datetime | None = None) -> Snapshot:
-    """Replace the user's current memory with snapshot ``version``, in one transaction.
-
-    First the current state is saved as a ``rollback_point`` snapshot; then every
-    current item not in the snapshot is closed (``valid_until = now``, kept as
-    history), every snapshot item is made current again with its stored fields (same
-    id; re-created with that id if it was deleted), MEMORY.md is set to the
-    snapshot's text byte for byte, the memory version is bumped, pending
-    confirmations that no longer apply are dismissed, a ``restore`` snapshot is
-    taken and the action is audited (ids and counts only).
-    Returns the rollback-point :class:`Snapshot` (restore it to undo).
-    Raises :class:`SnapshotNotFound` when the version is not retained.
-    """
-    now = now or timezone.now()
-    target = Snapshot.objects.filter(user_id=user_id, version=version).first()
-    if target is None:
-        raise SnapshotNotFound(f"no snapshot version {version} for this user")
-    target_items = list(target.items)
-    target_md = target.memory_md
-    rollback = snapshot_create(user_id=user_id, reason=SnapshotReason.ROLLBACK_POINT, now=now)
-    wanted = {d["id"]: d for d in target_items}
-    closed = MemoryItem.objects.current().filter(user_id=user_id).exclude(pk__in=list(wanted)).update(valid_until=now)
-    existing = {i.pk: i for i in MemoryItem.objects.filter(user_id=user_id, pk__in=list(wanted))}
-    taken = set(MemoryItem.objects.filter(pk__in=list(wanted)).exclude(user_id=user_id).values_list("pk", flat=True))
-    for item_id, d in wanted.items():
-        fields = _item_fields(d)
-        item = existing.get(item_id)
-        if item is None:
-            # Deleted since (e.g. by self-correction): bring it back under its old id when free.
-            item = MemoryItem(user_id=user_id, **fields)
-            if item_id not in taken:
-                item.pk = item_id
-            item.save(force_insert=True)
-            continue
-        for name, value in fields.items():
-            setattr(item, name, value)
-        item.save(update_fields=list(fields))
-    doc, _ = MemoryDocument.objects.get_or_create(user_id=user_id)
-    doc.markdown = target_md
-    doc.tokens = count_tokens(target_md)
-    doc.version += 1
-    doc.save(update_fields=["markdown", "tokens", "version", "updated_at"])
-    memory_version_bump(user_id=user_id, now=now)
-    current_ids = set(MemoryItem.objects.current().filter(user_id=user_id).values_list("pk", flat=True))
-    stale = [
-        c.pk for c in ConfirmationRequest.objects.filter(user_id=user_id, status=ConfirmationStatus.PENDING)
-        if c.new_item_id not in current_ids
-    ]
-    if stale:
-        ConfirmationRequest.objects.filter(pk__in=stale).update(status=ConfirmationStatus.DISMISSED, resolved_at=now)
-    after = snapshot_create(user_id=user_id, reason=SnapshotReason.RESTORE, now=now)
-    memory_index_sync(user_id=user_id)
-    audit_record(
-        action="memory.restored", actor=actor, subject_user_id=user_id, target_type="snapshot", target_id=str(after.pk),
-        details={
-            "restored_version": version, "rollback_version": rollback.version, "items": len(wanted), "closed": closed,
-        },
-    )
-    return rollback

@@ -1,17 +1,17 @@
-"""Read-side selectors of consolidation state: pending confirmations, proposals, snapshots.
+"""Confirmations of contradictions that matter, held proposals and the list of versions.
 
-Callers: the agent-context builder and the user's memory page call
-:func:`pending_confirmations` to surface "earlier X, now Y — confirm?".
-Authorisation is the caller's job: pass the signed-in / API-resolved user.
+Reads only: :func:`pending_confirmations` ("earlier X, now Y — confirm?", for the agent context
+and the memory page), :func:`pending_proposals`, :func:`snapshot_list`. The user's answer is a
+write: ``profiles.services.confirmation_confirm`` / ``confirmation_reject``. Authorisation is the
+caller's job: pass the signed-in / API-resolved user.
 """
 
 from __future__ import annotations
 
-from profiles.models import MemoryDocument
-from profiles.rendering import detect_language
-from profiles.taxonomy import key_label
+from .models import ConfirmationRequest, ConfirmationStatus, ConsolidationProposal, MemoryDocument, ProposalStatus, Snapshot
+from .rendering import detect_language
+from .taxonomy import key_label
 
-from .models import ConfirmationRequest, ConfirmationStatus, ConsolidationProposal, ProposalStatus, Snapshot
 
 
 
