@@ -6,6 +6,7 @@ class ProfilesConfig(AppConfig):
     name = 'profiles'
 
     def ready(self):
+        from . import checks  # noqa: F401  (registers system checks)
         from .signals import connect
 
         connect()
