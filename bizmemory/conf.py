@@ -21,7 +21,7 @@ The scalars are parsed here rather than by django-environ (which settings.py sti
 starts with ``$`` as the name of another variable, which would corrupt such a secret.
 
 Every secret may instead be read from a file named by ``<VARIABLE>_FILE`` (e.g. a container
-secret); setting both is an error, and so is a ``_FILE`` naming a file that cannot be read
+secret; surrounding whitespace is dropped); setting both is an error, and so is a ``_FILE`` naming a file that cannot be read
 (except the quarantine key's, which ``manage.py generate_quarantine_key`` creates; check
 bizmemory.E010 reports it missing).
 """
@@ -395,10 +395,10 @@ def _raw(setting: Setting, environ: Mapping[str, str]) -> tuple[str | None, str]
     if not setting.secret:
         return raw, ""
     explicit = environ.get(setting.file_env, "")
-    if raw is not None and explicit:
+    if raw and explicit:  # an empty variable counts as unset
         raise _SourceError(f"set {setting.env} or {setting.file_env}, not both")
     path = explicit or setting.file_default
-    if raw is None and path:
+    if not raw and path:
         try:
             raw = Path(path).read_text(encoding="utf-8").strip()
         except FileNotFoundError:

@@ -89,6 +89,9 @@ def test_a_secret_is_read_from_its_file(tmp_path):
     assert loaded.values["LLM_API_KEY"] == "sk-from-file"
     assert loaded.files["LLM_API_KEY"] == str(tmp_path / "key")
     assert conf.load({"SECRET_KEY_FILE": str(tmp_path / "key")}).values["SECRET_KEY"] == "sk-from-file"
+    # An empty variable counts as unset (compose files often declare both).
+    both = {"BIZMEMORY_LLM_API_KEY": "", "BIZMEMORY_LLM_API_KEY_FILE": str(tmp_path / "key")}
+    assert conf.load(both).values["LLM_API_KEY"] == "sk-from-file"
 
 
 def test_a_secret_set_twice_or_from_a_missing_file_stops_loading_without_echoing_it(tmp_path):
