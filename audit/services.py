@@ -55,7 +55,7 @@ def sensitive_words_active() -> list[str]:
     """The sensitive words in force: ``BIZMEMORY['SENSITIVE_WORDS']``, the lines of
     ``BIZMEMORY['SENSITIVE_WORDS_FILE']`` and the active SensitiveWord rows (sorted list of str)."""
     words = {w.strip() for w in settings.BIZMEMORY["SENSITIVE_WORDS"] if w.strip()}
-    words.update(_words_from_file(settings.BIZMEMORY.get("SENSITIVE_WORDS_FILE", "")))
+    words.update(_words_from_file(settings.BIZMEMORY["SENSITIVE_WORDS_FILE"]))
     # Raw SQL: this runs on every context request (the hot path), where the ORM's query
     # compilation costs more than the query itself.
     table = connection.ops.quote_name(SensitiveWord._meta.db_table)

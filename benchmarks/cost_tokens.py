@@ -154,7 +154,7 @@ def main(argv=None) -> int:
     llm.close()
     prompt_tokens = sum(count_tokens("\n".join(m["content"] for m in req["json"]["messages"])) for req in locomo_requests)
     n = len(ours)
-    common = {"budget": budget, "conversations": len(convs), "embedder": settings.BIZMEMORY.get("EMBEDDER")}
+    common = {"budget": budget, "conversations": len(convs), "embedder": settings.BIZMEMORY["EMBEDDER"]}
     mean = statistics.fmean
     emit("context_tokens_per_turn_mean", mean(ours), "tokens", baseline=mean(full), n=n, baseline_name="full_history",
          **common)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
@@ -25,6 +24,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from audit.models import AuditLog
+from bizmemory.conf_docs import guardrails
 from audit.views import staff_required
 from profiles.forms import DiffForm
 from profiles.models import MemoryItem
@@ -36,29 +36,6 @@ from profiles.versions import SnapshotNotFound, snapshot_create
 from profiles.services import snapshot_restore
 
 PAGE_SIZE = 50
-
-# (setting, the rule bizmemory/checks.py enforces at start-up)
-GUARDRAILS = [
-    ("EXTRACTION_POLICY", gettext_lazy("always, throttled or never (E001)")),
-    ("EXTRACTION_WINDOW_SECONDS", gettext_lazy("seconds, ≥ 0 (E003)")),
-    ("EXTRACTION_LEASE_SECONDS", gettext_lazy("seconds, > 0 (E002)")),
-    ("CONSOLIDATION_MIN_INTERVAL_SECONDS", gettext_lazy("seconds, ≥ 0 (E003)")),
-    ("CONSOLIDATION_BATCH_TOKENS", gettext_lazy("tokens, > 0 (E002)")),
-    ("CONSOLIDATION_MAX_BATCHES", gettext_lazy("batches, > 0 (E002)")),
-    ("CONSOLIDATION_MAX_LOSS_SHARE", gettext_lazy("share of items, in (0, 1] (E020)")),
-    ("MEMORY_DOCUMENT_TOKENS", gettext_lazy("tokens, > 0 (E002)")),
-    ("CONTEXT_DEFAULT_TOKENS", gettext_lazy("tokens, > 0 (E002)")),
-    ("SNAPSHOTS_KEEP", gettext_lazy("versions per user, ≥ 2 (E005)")),
-    ("JOURNAL_RETENTION_DAYS", gettext_lazy("days, ≥ 1 (E004)")),
-    ("ARCHIVE_RETENTION_DAYS", gettext_lazy("days, ≥ 1 (E004)")),
-    ("MESSAGE_RETENTION_DAYS", gettext_lazy("days, ≥ 1 (E004)")),
-    ("QUARANTINE_RETENTION_DAYS", gettext_lazy("days, ≥ 1 (E004)")),
-    ("TOKENIZER", gettext_lazy("o200k_base or cl100k_base (E006)")),
-    ("EMBEDDER", gettext_lazy("use, openai or hashing")),
-    ("API_RATE_READ", gettext_lazy("requests per period per API key")),
-    ("API_RATE_INGEST", gettext_lazy("requests per period per API key")),
-]
-
 
 class AuditFilterForm(forms.Form):
     """GET filters of the audit log: action (prefix), subject user, actor, inclusive dates."""
@@ -77,10 +54,9 @@ def _day_start(day: dt.date) -> dt.datetime:
 @require_GET
 @staff_required
 def staff_home(request):
-    """GET /staff/ — links to the staff pages and the settings guardrails in force."""
-    cfg = settings.BIZMEMORY
-    rows = [{"name": f"BIZMEMORY_{name}", "value": cfg.get(name), "limit": limit} for name, limit in GUARDRAILS]
-    return render(request, "consolidation/staff_home.html", {"guardrails": rows})
+    """GET /staff/ — links to the staff pages and the settings guardrails in force (every setting
+    with a limit or a start-up check, from the schema: ``bizmemory.conf_docs.guardrails``)."""
+    return render(request, "consolidation/staff_home.html", {"guardrails": guardrails()})
 
 
 @require_GET

@@ -6,10 +6,12 @@ class ConsolidationConfig(AppConfig):
     name = 'consolidation'
 
     def ready(self):
-        """Fill the lower apps' registries with the pipeline's side (``profiles.ports``, ``audit.ports``)."""
+        """Register the app's system checks and fill the lower apps' registries with the
+        pipeline's side (``profiles.ports``, ``audit.ports``)."""
         from audit.ports import quarantine_resubmitter_register
         from profiles.ports import conversations_register
 
+        from . import checks  # noqa: F401  (registers system checks)
         from .ports import ConversationPort
         from .quarantine_review import QuarantineResubmitter
 

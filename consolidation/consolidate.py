@@ -339,7 +339,7 @@ def _plan(user_id: int, cfg: dict, entry_ids: list[int] | None) -> _Plan:
 
 def _guard_trips(plan: _Plan, cfg: dict) -> bool:
     removed = len(plan.removals())
-    share = cfg.get("CONSOLIDATION_MAX_LOSS_SHARE", 0.25)
+    share = cfg["CONSOLIDATION_MAX_LOSS_SHARE"]
     return removed >= LOSS_GUARD_MIN_REMOVALS and removed > share * len(plan.start_ids)
 
 

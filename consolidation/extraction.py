@@ -175,7 +175,7 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
         result.status = "nothing_new"
         result.watermark = session.watermark
         return result
-    quiet = settings.BIZMEMORY.get("EXTRACTION_QUIET_SECONDS", 0)
+    quiet = settings.BIZMEMORY["EXTRACTION_QUIET_SECONDS"]
     quiet_final = trigger == "quiet" and quiet > 0 and messages[-1].created_at <= now - dt.timedelta(seconds=quiet)
     final = trigger == "session_end" or quiet_final or session.ended_at is not None
     answered_by = _attribute_experts(messages)

@@ -182,7 +182,7 @@ class _Retryable(Exception):
 def refiner_enabled() -> bool:
     """True when an endpoint and a model are configured (``BIZMEMORY_LLM_BASE_URL`` / ``_MODEL``)."""
     cfg = settings.BIZMEMORY
-    return bool(cfg.get("LLM_BASE_URL") and cfg.get("LLM_MODEL"))
+    return bool(cfg["LLM_BASE_URL"] and cfg["LLM_MODEL"])
 
 
 def _key_fits(kind: str, key: str) -> bool:
@@ -224,11 +224,11 @@ def _borderline_payload(items: list, borderline: list | None) -> tuple[list[dict
 
 def _post(body: dict, counter: list) -> str:
     cfg = settings.BIZMEMORY
-    timeout = float(cfg.get("LLM_TIMEOUT_SECONDS") or 20)
-    attempts = max(1, int(cfg.get("LLM_MAX_ATTEMPTS") or 2))
+    timeout = float(cfg["LLM_TIMEOUT_SECONDS"])
+    attempts = int(cfg["LLM_MAX_ATTEMPTS"])
     url = cfg["LLM_BASE_URL"].rstrip("/") + "/chat/completions"
     headers = {"Content-Type": "application/json"}
-    if cfg.get("LLM_API_KEY"):
+    if cfg["LLM_API_KEY"]:
         headers["Authorization"] = f"Bearer {cfg['LLM_API_KEY']}"
 
     @retry(stop=stop_after_attempt(attempts), wait=wait_exponential(multiplier=0.2, max=2),

@@ -110,7 +110,7 @@ def extraction_schedule_quiet(*, session_id: int) -> bool:
 
     from .models import Message, Session
 
-    quiet = settings.BIZMEMORY.get("EXTRACTION_QUIET_SECONDS", 0)
+    quiet = settings.BIZMEMORY["EXTRACTION_QUIET_SECONDS"]
     if quiet <= 0:
         return False
     session = Session.objects.filter(pk=session_id).values("watermark", "ended_at").first()

@@ -160,12 +160,12 @@ def get_embedder() -> Embedder:
     """
     cfg = settings.BIZMEMORY
     return _build(
-        cfg.get("EMBEDDER", "use"),
-        int(cfg.get("EMBEDDER_THREADS", 2)),
-        cfg.get("EMBEDDER_OPENAI_BASE_URL", ""),
-        cfg.get("EMBEDDER_OPENAI_API_KEY", ""),
-        cfg.get("EMBEDDER_OPENAI_MODEL", ""),
-        int(cfg.get("EMBEDDER_DIM", 0)),
+        cfg["EMBEDDER"],
+        int(cfg["EMBEDDER_THREADS"]),
+        cfg["EMBEDDER_OPENAI_BASE_URL"],
+        cfg["EMBEDDER_OPENAI_API_KEY"],
+        cfg["EMBEDDER_OPENAI_MODEL"],
+        int(cfg["EMBEDDER_DIM"]),
     )
 
 

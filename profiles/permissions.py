@@ -92,7 +92,7 @@ class ApiKeyRateThrottle(SimpleRateThrottle):
         key = request_api_key(request)
         if key is None:
             return True
-        self.rate = settings.BIZMEMORY.get(f"API_RATE_{key.scope.upper()}") or None
+        self.rate = settings.BIZMEMORY[f"API_RATE_{key.scope.upper()}"] or None
         if self.rate is None:
             return True
         self.num_requests, self.duration = self.parse_rate(self.rate)

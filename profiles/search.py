@@ -430,7 +430,7 @@ def search_chunks(
     emb = get_embedder()
     cfg = settings.BIZMEMORY
     if min_similarity is None:
-        min_similarity = cfg.get("SEARCH_MIN_SIMILARITY")
+        min_similarity = cfg["SEARCH_MIN_SIMILARITY"]
         if min_similarity is None:
             min_similarity = emb.default_threshold
     cue = has_time_cue(query)
@@ -463,7 +463,7 @@ def search_chunks(
                         meta.setdefault(r[0], r[2:])
     fused: dict[int, float] = {}
     scope = "MEMORY" if source == VectorSource.ITEM else "SESSIONS"
-    weight = float(cfg.get(f"SEARCH_VECTOR_WEIGHT_{scope}", 1.0 if scope == "MEMORY" else 0.05))
+    weight = float(cfg[f"SEARCH_VECTOR_WEIGHT_{scope}"])
     vec_ranked = sorted((vid for vid, s in sims.items() if s >= min_similarity), key=lambda vid: (-sims[vid], vid))
     for rank, vid in enumerate(vec_ranked):
         fused[vid] = fused.get(vid, 0.0) + weight / (RRF_K + rank + 1)
@@ -475,8 +475,8 @@ def search_chunks(
             "id", "item_id", "message_id", "kind", "date"
         ):
             meta[vid] = tuple(m)
-    half_life = float(cfg.get("SEARCH_DECAY_HALF_LIFE_DAYS", 180))
-    floor = float(cfg.get("SEARCH_DECAY_FLOOR", 0.8))
+    half_life = float(cfg["SEARCH_DECAY_HALF_LIFE_DAYS"])
+    floor = float(cfg["SEARCH_DECAY_FLOOR"])
     ranked = []
     for vid, score in fused.items():
         item_id, message_id, kind, date = meta[vid]
@@ -496,7 +496,7 @@ def search_chunks(
 
 
 def _message_retention_start(now: dt.datetime) -> dt.datetime | None:
-    days = settings.BIZMEMORY.get("MESSAGE_RETENTION_DAYS")
+    days = settings.BIZMEMORY["MESSAGE_RETENTION_DAYS"]
     return now - dt.timedelta(days=int(days)) if days else None
 
 

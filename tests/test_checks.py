@@ -23,6 +23,8 @@ KEY = "V6c4ZVdRSWRsS0lPcU5RMndxUjhpWmpzb0dQQ1E0Zm8="
         ("BIZMEMORY_CONTEXT_DEFAULT_TOKENS", "abc"),
         ("BIZMEMORY_SNAPSHOTS_KEEP", "1"),
         ("BIZMEMORY_QUARANTINE_RETENTION_DAYS", "0"),
+        ("DEBUG", "yes"),  # booleans are true or false
+        ("BIZMEMORY_LLM_API_KEY_FILE", "/nonexistent/llm.key"),
     ],
 )
 def test_a_bad_setting_stops_start_up_naming_it(tmp_path, var, value):

@@ -268,9 +268,9 @@ def test_no_quiet_run_is_scheduled_when_the_setting_is_zero_or_nothing_is_left(d
 
 
 def test_a_negative_quiet_period_fails_the_system_check(settings):
-    from bizmemory.checks import check_bizmemory_settings
+    from consolidation.checks import check_consolidation_settings
 
     settings.BIZMEMORY = dict(settings.BIZMEMORY, EXTRACTION_QUIET_SECONDS=-1, LLM_TIMEOUT_SECONDS=0)
-    errors = {(e.id, e.msg.split(" ")[0]) for e in check_bizmemory_settings()}
+    errors = {(e.id, e.msg.split(" ")[0]) for e in check_consolidation_settings()}
     assert ("bizmemory.E003", "BIZMEMORY_EXTRACTION_QUIET_SECONDS") in errors
     assert ("bizmemory.E002", "BIZMEMORY_LLM_TIMEOUT_SECONDS") in errors

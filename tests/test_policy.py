@@ -2,7 +2,7 @@
 
 import pytest
 
-from bizmemory.checks import check_bizmemory_settings, check_consolidation_loss_share
+from consolidation.checks import check_consolidation_settings
 from consolidation.policy import item_policy_violation, merge_key
 
 
@@ -69,14 +69,14 @@ def test_merge_keys_group_preferences_by_topic():
 ])
 def test_bad_retention_and_consolidation_settings_fail_the_checks(settings, name, value, check_id):
     settings.BIZMEMORY = dict(settings.BIZMEMORY, **{name: value})
-    errors = check_bizmemory_settings()
+    errors = check_consolidation_settings()
     assert any(e.id == check_id and f"BIZMEMORY_{name}" in e.msg for e in errors)
 
 
 @pytest.mark.parametrize("share,ok", [(0.25, True), (1, True), (0, False), (1.5, False), (-0.1, False), ("x", False)])
 def test_the_loss_share_must_lie_in_0_1(settings, share, ok):
     settings.BIZMEMORY = dict(settings.BIZMEMORY, CONSOLIDATION_MAX_LOSS_SHARE=share)
-    errors = check_consolidation_loss_share()
+    errors = check_consolidation_settings()
     assert (errors == []) == ok
     if not ok:
         assert errors[0].id == "bizmemory.E020" and "BIZMEMORY_CONSOLIDATION_MAX_LOSS_SHARE" in errors[0].msg
