@@ -15,7 +15,7 @@ urlpatterns = [
     path("", RedirectView.as_view(url="/memory/", permanent=False)),
     path("memory/", my_memory, name="my-memory"),
     path("memory/", include("profiles.urls")),  # the user's memory pages (namespace "memory")
-    path("staff/", include("consolidation.admin_views")),  # versions, audit log, guardrails (namespace "staff")
+    path("staff/", include("bizmemory.staff_views")),  # versions, audit log, guardrails (namespace "staff")
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the language switcher
     path("accounts/", include("django.contrib.auth.urls")),
     path("review/", include("audit.urls")),

@@ -1,5 +1,5 @@
 """Read-side selectors of the memory pages (``profiles/views.py``) and the staff versions
-pages (``profiles/admin_views.py``).
+pages (``bizmemory/staff_views.py``).
 
 Every selector takes the user and filters by it first: nothing here reads across users.
 """

@@ -1,4 +1,6 @@
-"""Staff pages (server-rendered): memory versions per user, the audit log, settings guardrails.
+"""Staff pages (server-rendered): memory versions per user, the audit log, the pipeline dashboard,
+settings guardrails. Composition (issue 15): the staff area draws on all three apps, so it lives
+in the top layer.
 
 Mounted at /staff/ by bizmemory/urls.py (namespace ``staff``). Anonymous visitors are sent
 to the login page; signed-in non-staff users get 403 (``audit.views.staff_required``).
@@ -24,16 +26,15 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from audit.models import AuditLog
-from bizmemory.conf_docs import guardrails
 from audit.views import staff_required
+from consolidation.dashboard import dashboard_figures
 from profiles.forms import DiffForm
-from profiles.models import MemoryItem
+from profiles.models import MemoryItem, SnapshotReason
 from profiles.page_selectors import snapshot_diff, versions_list
-
-from .dashboard import dashboard_figures
-from profiles.models import SnapshotReason
-from profiles.versions import SnapshotNotFound, snapshot_create
 from profiles.services import snapshot_restore
+from profiles.versions import SnapshotNotFound, snapshot_create
+
+from .conf_docs import guardrails
 
 PAGE_SIZE = 50
 
