@@ -1,4 +1,4 @@
-"""Blind set 4 (34 conversations, written blind for issue 13) and the knowledge chats (40
+"""Blind sets 4, 5 and 6 (written blind for issue 13) and the knowledge chats (40
 conversations about third parties only), replayed through the whole pipeline and scored with the
 shared ``score.py``.
 
@@ -9,6 +9,9 @@ may not fall back to what rules alone gave on the same set (recall 0.483).
 Blind 5 (36 conversations, written blind at the end of session 3) — first, untouched run (commit
 85fbf2d): recall=0.706 kind_acc=0.695 pollution=0.034, no leaks, quarantine_acc=0.972; rules alone
 in the same run: recall 0.385. Its floors too are a regression report from now on.
+Blind 6 (40 conversations, 20 zh / 20 en, written blind at the start of session 4) — first,
+untouched run (commit f102cfd): recall=0.686 kind_acc=0.67 pollution=0.022, no leaks,
+quarantine_acc=0.975; rules alone in the same run: recall 0.449. A regression report from now on.
 The knowledge chats: at most 3% of them may end with any stored item (issue 13).
 """
 import json
@@ -34,7 +37,11 @@ def _replay(path, settings):
 
 
 # (file, cases, recall floor, pollution ceiling, quarantine accuracy floor)
-BLIND_SETS = [("blind4_conversations.jsonl", 34, 0.65, 0.03, 1.0), ("blind5_conversations.jsonl", 36, 0.65, 0.045, 0.97)]
+BLIND_SETS = [
+    ("blind4_conversations.jsonl", 34, 0.65, 0.03, 1.0),
+    ("blind5_conversations.jsonl", 36, 0.65, 0.045, 0.97),
+    ("blind6_conversations.jsonl", 40, 0.65, 0.03, 0.97),
+]
 
 
 @pytest.mark.parametrize("name,cases,recall,pollution,quarantine", BLIND_SETS, ids=[b[0].split("_")[0] for b in BLIND_SETS])
