@@ -467,6 +467,12 @@ class _CredentialRecognizer(EntityRecognizer):
 
 
 def _custom_recognizers() -> list[EntityRecognizer]:
+    """Every recognizer of our own: numbers and identifiers, then contacts and addresses."""
+    return _number_recognizers() + _contact_recognizers()
+
+
+def _number_recognizers() -> list[EntityRecognizer]:
+    """Phone numbers, resident ids, bank cards and credentials."""
     return [
         _Recognizer(
             "CN_MOBILE",
@@ -499,6 +505,12 @@ def _custom_recognizers() -> list[EntityRecognizer]:
             name="bizmemory_bank_card_keyword",
         ),
         _CredentialRecognizer(),
+    ]
+
+
+def _contact_recognizers() -> list[EntityRecognizer]:
+    """E-mail addresses, passports, other phone formats, landlines and street addresses."""
+    return [
         _Recognizer(
             "EMAIL_ADDRESS",
             [Pattern("email_ascii_lookaround", _EMAIL, 0.9)],

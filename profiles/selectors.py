@@ -259,6 +259,55 @@ def _context_gate(user, agent_slug: str, temporary: bool) -> tuple[str | None, t
     return None, (lang, sections)
 
 
+def _take_turns(fill: "_Filler", heads: dict, recent: list, older: list, flagged: frozenset) -> None:
+    """Fill the ``recent`` (the session's last turns, contiguous, newest kept first) and ``summary``
+    (first sentence of each older user turn, injection-flagged turns left out) sections of
+    ``fill``, then put both in time order. ``recent`` / ``older`` are ``[(id, role, content)]``,
+    newest first (``profiles.ports.SessionWindow``)."""
+    turns = [(f"{role}: {' '.join(content.split())[:TURN_CHARS]}", mid) for mid, role, content in recent]
+    summary_wanted = bool(older) or len(recent) > 2
+    fill.take("recent", "\n" + heads["recent"], turns, int(fill.left * 0.75) if summary_wanted else fill.left,
+              contiguous=True)
+    shown = {ref for _, ref in fill.sections.get("recent", [])}
+    source = [m for m in recent if m[0] not in shown and m[1] == "user"] + older  # newest first
+    # Quoted as the user's words, and without turns that try to instruct the assistant or write
+    # memory: the summary sits under the memory header, where an injection would read as a fact.
+    lines = [(f"- user: {_first_sentence(content)}", mid) for mid, _, content in source
+             if content.strip() and mid not in flagged]
+    fill.take("summary", "\n" + heads["summary"], lines, fill.left, contiguous=True)
+    for name in ("recent", "summary"):  # taken newest first, shown in time order
+        if name in fill.sections:
+            fill.sections[name] = [fill.sections[name][0], *reversed(fill.sections[name][1:])]
+
+
+def _assembled(fill: "_Filler", head: str, budget: int) -> MemoryContext:
+    """The context text from the instruction line ``head`` and ``fill``'s sections in reading
+    order, trimmed from the end until it fits ``budget`` tokens (BPE merges across lines can add
+    a token or two); empty with ``budget_too_small`` when only the instruction would fit."""
+    out: list[tuple[str, str, object]] = [("head", head, None)]
+    for name in ("profile", "preference", "fact", "pending", "summary", "recent"):
+        out.extend((name, text, ref) for text, ref in fill.sections.get(name, []))
+    text = "\n".join(t for _, t, _ in out)
+    tokens = count_tokens(text)
+    while tokens > budget and len(out) > 1:  # BPE merges across lines can add a token or two
+        out.pop()
+        if len(out) > 1 and out[-1][2] is None and out[-1][1].startswith("\n"):
+            out.pop()  # a section header left without lines
+        text = "\n".join(t for _, t, _ in out)
+        tokens = count_tokens(text)
+    if len(out) == 1:
+        # Only the instruction line fits: injecting it alone would spend tokens on nothing.
+        return MemoryContext("", 0, budget, reason="budget_too_small")
+    return MemoryContext(
+        text=text,
+        tokens=tokens,
+        budget=budget,
+        item_ids=[ref for name, _, ref in out if ref is not None and name in ("profile", "preference", "fact")],
+        message_ids=sorted(ref for name, _, ref in out if ref is not None and name in ("recent", "summary")),
+        sections={name: sum(1 for n, t, _ in out if n == name and not t.startswith("\n")) for name in fill.sections},
+    )
+
+
 def memory_context(
     *, user, agent_slug: str, budget: int, query: str = "", session_id: str | None = None,
     temporary: bool = False, now: dt.datetime | None = None,
@@ -325,43 +374,9 @@ def memory_context(
     facts = _ranked_facts(user, list(_pack_lines(pack["fact"])), query, now) if query else _pack_lines(pack["fact"])
     fill.take("fact", "\n" + heads["fact"], facts, mem_cap - (start - fill.left))
     if recent:
-        turns = [(f"{role}: {' '.join(content.split())[:TURN_CHARS]}", mid) for mid, role, content in recent]
-        summary_wanted = bool(older) or len(recent) > 2
-        fill.take("recent", "\n" + heads["recent"], turns, int(fill.left * 0.75) if summary_wanted else fill.left,
-                  contiguous=True)
-        shown = {ref for _, ref in fill.sections.get("recent", [])}
-        source = [m for m in recent if m[0] not in shown and m[1] == "user"] + older  # newest first
-        # Quoted as the user's words, and without turns that try to instruct the assistant or write
-        # memory: the summary sits under the memory header, where an injection would read as a fact.
-        lines = [(f"- user: {_first_sentence(content)}", mid) for mid, _, content in source
-                 if content.strip() and mid not in window.flagged]
-        fill.take("summary", "\n" + heads["summary"], lines, fill.left, contiguous=True)
-        for name in ("recent", "summary"):  # taken newest first, shown in time order
-            if name in fill.sections:
-                fill.sections[name] = [fill.sections[name][0], *reversed(fill.sections[name][1:])]
+        _take_turns(fill, heads, recent, older, window.flagged)
 
-    out: list[tuple[str, str, object]] = [("head", head, None)]
-    for name in ("profile", "preference", "fact", "pending", "summary", "recent"):
-        out.extend((name, text, ref) for text, ref in fill.sections.get(name, []))
-    text = "\n".join(t for _, t, _ in out)
-    tokens = count_tokens(text)
-    while tokens > budget and len(out) > 1:  # BPE merges across lines can add a token or two
-        out.pop()
-        if len(out) > 1 and out[-1][2] is None and out[-1][1].startswith("\n"):
-            out.pop()  # a section header left without lines
-        text = "\n".join(t for _, t, _ in out)
-        tokens = count_tokens(text)
-    if len(out) == 1:
-        # Only the instruction line fits: injecting it alone would spend tokens on nothing.
-        return MemoryContext("", 0, budget, reason="budget_too_small")
-    return MemoryContext(
-        text=text,
-        tokens=tokens,
-        budget=budget,
-        item_ids=[ref for name, _, ref in out if ref is not None and name in ("profile", "preference", "fact")],
-        message_ids=sorted(ref for name, _, ref in out if ref is not None and name in ("recent", "summary")),
-        sections={name: sum(1 for n, t, _ in out if n == name and not t.startswith("\n")) for name in fill.sections},
-    )
+    return _assembled(fill, head, budget)
 
 
 def memory_document_get(*, user, from_line: int | None = None, to_line: int | None = None) -> dict:

@@ -115,8 +115,17 @@ def test_models_refer_only_downwards():
     assert wrong == []
 
 
-@pytest.mark.parametrize("app", ["audit", "profiles", "consolidation"])
+@pytest.mark.parametrize("app", APPS)
 def test_no_product_file_is_over_600_lines(app):
     long = {str(p.relative_to(ROOT)): n for p in (ROOT / app).rglob("*.py") if "migrations" not in p.parts
             and (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
     assert long == {}
+
+
+def test_no_product_function_is_over_80_lines():
+    long = []
+    for path in _product_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
+                long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1})")
+    assert long == []
