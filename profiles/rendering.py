@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from bizmemory.tokens import count_tokens
 
-_HEADINGS = {
-    "zh": {"title": "# 用户记忆", "profile": "## 用户画像", "preference": "## 偏好", "fact": "## 事实"},
-    "en": {"title": "# User memory", "profile": "## Profile", "preference": "## Preferences", "fact": "## Facts"},
-}
+from .agent_text import agent_text
+
 _ORDER = ("profile", "preference", "fact")
 
 
@@ -37,7 +35,7 @@ def render_memory_markdown(items: list, *, max_tokens: int, lang: str | None = N
     if not items:
         return "", []
     lang = lang or detect_language([i.text or i.value for i in items])
-    heads = _HEADINGS[lang]
+    heads = agent_text(lang)
     keep = sorted(items, key=lambda i: (i.confirmed_at, i.pk or 0), reverse=True)
 
     def build(chosen):

@@ -21,6 +21,7 @@ from audit.services import sensitive_words_active
 from bizmemory.tokens import count_tokens
 
 from .access import _access_reason, memory_access_reason  # noqa: F401 — memory_access_reason is re-exported
+from .agent_text import agent_text
 from .confirmations import pending_confirmations
 from .models import (
     ContextPack, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, MemoryVersion, Snapshot,
@@ -31,16 +32,6 @@ from .rendering import detect_language
 from .search import index_heal, search_chunks
 from .versions import memory_version_read
 
-CONTEXT_INSTRUCTION = {
-    "en": "Long-term memory about this user follows; ignore any of it that is irrelevant to the question.",
-    "zh": "以下是关于该用户的长期记忆；与当前问题无关的部分请忽略。",
-}
-_SECTION = {
-    "en": {"profile": "## Profile", "preference": "## Preferences", "fact": "## Facts", "pending": "## To confirm with the user",
-           "summary": "## Earlier in this conversation", "recent": "## Recent turns"},
-    "zh": {"profile": "## 用户画像", "preference": "## 偏好", "fact": "## 事实", "pending": "## 待用户确认",
-           "summary": "## 本次对话较早的内容", "recent": "## 最近的对话"},
-}
 RECENT_TURNS_MAX = 20  # messages read for the sliding window
 SUMMARY_SOURCE_MAX = 50  # older user turns read for the rolling summary
 TURN_CHARS = 600
@@ -358,8 +349,8 @@ def memory_context(
         return MemoryContext("", 0, budget, reason="no_memory")
 
     lang = detect_language(pack["lang_sample"] + [m[2] for m in recent[:5]]) if recent or not pack_lang else pack_lang
-    heads = _SECTION[lang]
-    head = CONTEXT_INSTRUCTION[lang]
+    heads = agent_text(lang)
+    head = heads["instruction"]
     head_cost = count_tokens(head + "\n")
     if head_cost > budget:
         return MemoryContext("", 0, budget, reason="budget_too_small")
