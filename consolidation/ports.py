@@ -58,14 +58,16 @@ class ConversationPort:
         session = Session.objects.filter(external_id=session_id, user_id=user_id).only("id", "temporary").first()
         if session is None:
             return None
+        # Turns extraction marked as no source (cleared by the user, quarantined PII, an excluded
+        # or disabled expert's, a scheduled session's) never reach an agent again (issue 14).
+        turns = Message.objects.filter(session=session).exclude(memory_source=False)
         recent = list(
-            Message.objects.filter(session=session, role__in=CONVERSATION_ROLES)
-            .order_by("-id").values_list("id", "role", "content")[:recent_max]
+            turns.filter(role__in=CONVERSATION_ROLES).order_by("-id").values_list("id", "role", "content")[:recent_max]
         )
         older = []
         if recent and len(recent) == recent_max:
             older = list(
-                Message.objects.filter(session=session, role=MessageRole.USER, id__lt=recent[-1][0])
+                turns.filter(role=MessageRole.USER, id__lt=recent[-1][0])
                 .order_by("-id").values_list("id", "role", "content")[:older_max]
             )
         flagged = frozenset(mid for mid, role, content in recent + older if role == "user" and detect_injection(content))

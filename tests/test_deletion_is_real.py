@@ -51,7 +51,7 @@ OTHER = {
     ]}],
 }
 # The owner's memory strings (what extraction keeps) and the PII the sanitizer kept out.
-OWNER_MEMORY = ("Reykjavik", "glassblower", "very short answers", "Timbuktu", "表格")
+OWNER_MEMORY = ("Reykjavik", "glassblower", "short answers", "Timbuktu", "表格")
 OWNER_PII = ("13912345678",)
 # Search queries that find the facts before the clear.
 QUERIES = ("Reykjavik", "glassblower", "short answers", "Timbuktu", "表格")
