@@ -1,8 +1,9 @@
 """What quarantine review needs from the pipeline, as an explicit registry.
 
 ``audit`` is the leaf app: it imports no other domain app (issue 15). Marking a quarantine
-record a false positive re-submits the kept-out message to extraction, which is the pipeline's
-work; ``consolidation`` registers a :class:`QuarantineResubmitter` in its ``AppConfig.ready()``.
+record a false positive re-submits the kept-out message to extraction, and deleting a record
+masks the raw message it came from; both touch the pipeline's rows, so ``consolidation``
+registers a :class:`QuarantineResubmitter` in its ``AppConfig.ready()``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ class QuarantineResubmitter(Protocol):
         """Inside the caller's transaction: extract memory candidates from ``original`` at the
         message time (else ``recorded_at``), keep those whose text and value pass ``keep``,
         journal them with ``message_ids`` as sources and queue consolidation after commit."""
+
+    def messages_redact(self, *, user_id: int, message_ids: list[int]) -> int:
+        """Inside the caller's transaction: replace the content of the user's messages
+        ``message_ids`` by its sanitizer-masked text (a deleted quarantine record leaves no
+        plaintext PII in the raw turn either). Returns the messages changed."""
 
 
 _resubmitter: QuarantineResubmitter | None = None

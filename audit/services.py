@@ -148,15 +148,18 @@ def quarantine_reveal(*, record_id: int, actor) -> str:
 
 @transaction.atomic
 def quarantine_delete(*, record_id: int, actor) -> None:
-    """Physically delete quarantine record ``record_id`` now, audited as ``quarantine.deleted``
-    (actor, record id, hit types). The delete is conditional: when another admin or the purge
+    """Physically delete quarantine record ``record_id`` now, and mask the PII in the raw
+    message(s) it came from (issue 14, "kept-out PII"); audited as ``quarantine.deleted`` (actor,
+    record id, hit types, messages masked). The delete is conditional: when another admin or the purge
     removed the row first, raises :class:`QuarantineGone` and audits nothing."""
     rec = _record_get(record_id)
     if not _claim(rec):
         raise QuarantineGone(f"quarantine record {record_id} was already removed")
+    masked = quarantine_resubmitter().messages_redact(user_id=rec.user_id, message_ids=list(rec.message_ids))
     audit_record(
         action="quarantine.deleted", actor=actor, subject_user_id=rec.user_id,
-        target_type="quarantine_record", target_id=str(rec.pk), details={"hit_types": _hit_types(rec)},
+        target_type="quarantine_record", target_id=str(rec.pk),
+        details={"hit_types": _hit_types(rec), "messages_masked": masked},
     )
 
 
@@ -235,3 +238,23 @@ def quarantine_mark_false_positive(*, record_id: int, actor, now: dt.datetime | 
             },
         )
     return result
+
+
+@transaction.atomic
+def quarantine_clear_user(*, user, actor=None) -> int:
+    """Delete all of ``user``'s quarantine records now and mask the PII in the raw messages they
+    came from; returns how many records. Audited as ``quarantine.cleared_by_user`` with the count,
+    the hit types and the messages masked — never the previews or originals. Rule: issue #7, "a
+    button to delete those quarantine records now"; issue 14, "kept-out PII"."""
+    qs = QuarantineRecord.objects.filter(user=user)
+    rows = list(qs.values_list("hit_types", "message_ids"))
+    types = sorted({t for hit_types, _ in rows for t in hit_types.split(",") if t})
+    message_ids = sorted({m for _, ids in rows for m in (ids or []) if isinstance(m, int)})
+    count = qs.delete()[1].get(QuarantineRecord._meta.label, 0)
+    if count:
+        masked = quarantine_resubmitter().messages_redact(user_id=user.pk, message_ids=message_ids)
+        audit_record(
+            action="quarantine.cleared_by_user", actor=actor or user, subject_user=user, target_type="user",
+            target_id=str(user.pk), details={"count": count, "hit_types": types, "messages_masked": masked},
+        )
+    return count

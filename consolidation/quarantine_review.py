@@ -6,6 +6,8 @@ import datetime as dt
 from collections.abc import Callable
 
 from audit.ports import ResubmitOutcome
+from audit.sanitizer import analyze, mask
+from audit.services import sensitive_words_active
 from profiles.models import MemorySettings
 
 from . import extraction_rules
@@ -46,3 +48,15 @@ class QuarantineResubmitter:
             if entries:
                 enqueue_consolidation(user_id=user_id)
         return out
+
+    def messages_redact(self, *, user_id: int, message_ids: list[int]) -> int:
+        """See :meth:`audit.ports.QuarantineResubmitter.messages_redact` (the sensitive words in
+        force now are masked too)."""
+        words = sensitive_words_active()
+        changed = 0
+        for message in Message.objects.filter(session__user_id=user_id, pk__in=list(message_ids)).only("id", "content"):
+            hits = analyze(message.content, sensitive_words=words)
+            if hits:
+                Message.objects.filter(pk=message.pk).update(content=mask(message.content, hits))
+                changed += 1
+        return changed

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from audit.models import QuarantineRecord
-from audit.services import audit_record
+from audit.services import audit_record, quarantine_clear_user
 
 from .changeset import memory_changeset
 from .models import (
@@ -275,18 +275,10 @@ def snapshot_restore(*, user_id: int, version: int, actor=None, now: dt.datetime
 @transaction.atomic
 def memory_quarantine_clear(*, user, actor=None) -> int:
     """Delete all of ``user``'s quarantine records now (what the sanitizer kept out of their
-    memory); returns how many. Audited as ``quarantine.cleared_by_user`` with the count and
-    the hit types — never the previews or originals. Rule: issue #7, "a button to delete
-    those quarantine records now"."""
-    qs = QuarantineRecord.objects.filter(user=user)
-    types = sorted({t for row in qs.values_list("hit_types", flat=True) for t in row.split(",") if t})
-    count = _deleted(qs.delete(), QuarantineRecord)
-    if count:
-        audit_record(
-            action="quarantine.cleared_by_user", actor=actor or user, subject_user=user, target_type="user",
-            target_id=str(user.pk), details={"count": count, "hit_types": types},
-        )
-    return count
+    memory) and mask the PII left in the raw turns; returns how many records
+    (``audit.services.quarantine_clear_user``). Rule: issue #7, "a button to delete those
+    quarantine records now"."""
+    return quarantine_clear_user(user=user, actor=actor)
 
 
 # --------------------------------------------------------------------------- the user's answer to a confirmation

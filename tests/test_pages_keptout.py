@@ -43,7 +43,7 @@ def test_delete_now_removes_only_the_users_records_and_is_audited(alice, bob, t0
     assert not QuarantineRecord.objects.filter(user=alice).exists()
     assert QuarantineRecord.objects.filter(user=bob).count() == 1
     rec = AuditLog.objects.get(action="quarantine.cleared_by_user")
-    assert rec.subject_user == alice and rec.details == {"count": 1, "hit_types": ["CN_MOBILE"]}
+    assert rec.subject_user == alice and rec.details == {"count": 1, "hit_types": ["CN_MOBILE"], "messages_masked": 1}
 
 
 def test_anonymous_get_post_and_csrf_are_refused(alice, t0):

@@ -77,7 +77,7 @@ def test_it_deletes_now_and_audits_without_content(staff, t0):
     quarantine_delete(record_id=rec.pk, actor=staff)
     assert not QuarantineRecord.objects.filter(pk=rec.pk).exists()
     log = AuditLog.objects.get(action="quarantine.deleted")
-    assert (log.actor, log.target_id, log.details) == (staff, str(rec.pk), {"hit_types": ["CN_MOBILE"]})
+    assert (log.actor, log.target_id, log.details) == (staff, str(rec.pk), {"hit_types": ["CN_MOBILE"], "messages_masked": 1})
     with pytest.raises(QuarantineGone):
         quarantine_delete(record_id=rec.pk, actor=staff)
     assert AuditLog.objects.filter(action="quarantine.deleted").count() == 1
