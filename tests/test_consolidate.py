@@ -2,8 +2,10 @@
 
 import datetime as dt
 
+import pytest
+
 from consolidation.consolidate import consolidation_run
-from consolidation.models import JournalEntry, JournalStatus, Snapshot
+from consolidation.models import ConsolidationProposal, JournalEntry, JournalStatus, Snapshot
 from profiles.models import MemoryDocument, MemoryItem
 
 
@@ -196,6 +198,58 @@ def test_the_loss_guard_holds_a_run_that_would_remove_half_the_items(alice, t0):
     assert AuditLog.objects.filter(action="memory.consolidation_held", target_id=str(proposal.pk)).exists()
     # while it waits for an admin, later runs do not apply anything either
     assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=2)).status == "held"
+
+
+def _planted(user, at, values):
+    """Items that break the memory policy (an unregistered key), as an older rule version or an
+    import may have left them: the next run's self-correction removes them."""
+    return [
+        MemoryItem.objects.create(user=user, kind="profile", key="favourite_colour", value=v, text=f"favourite colour: {v}",
+                                  valid_from=at, confirmed_at=at)
+        for v in values
+    ]
+
+
+@pytest.mark.parametrize("planted,retracted", [(["blue", "green"], []), (["blue"], ["Go"])],
+                         ids=["two-self-corrections", "a-self-correction-and-a-retraction"])
+def test_the_loss_guard_counts_self_correction_removals(alice, t0, planted, retracted):
+    for key, value in [("city", "杭州"), ("role", "后端工程师"), ("skill:python", "Python"), ("skill:go", "Go")]:
+        _entry(alice, key, value, t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    bad = _planted(alice, t0, planted)
+    for value in retracted:
+        _entry(alice, f"skill:{value.lower()}", value, t0 + dt.timedelta(days=1), op="retract")
+    start = MemoryItem.objects.current().filter(user=alice).count()
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == "held"  # 2 removals of 4 + len(planted) items: over the 0.25 share
+    assert MemoryItem.objects.current().filter(user=alice).count() == start
+    assert all(MemoryItem.objects.filter(pk=b.pk).exists() for b in bad)
+    proposal = ConsolidationProposal.objects.get(pk=res.proposal_id)
+    assert proposal.removed == 2
+    assert sorted(r["reason"] for r in proposal.removals) == sorted(["key_family"] * len(planted) + ["retract"] * len(retracted))
+
+
+@pytest.mark.parametrize("share,items,removed,status", [
+    (0.5, 6, 2, "done"),    # under the share
+    (0.5, 4, 2, "done"),    # exactly the share is not more than it
+    (0.5, 4, 3, "held"),    # just over
+    (0.1, 10, 2, "held"),   # a share below the default holds what 0.25 would apply
+    (1.0, 4, 4, "done"),    # share 1: every item may go
+    (0.05, 10, 1, "done"),  # one removal alone never trips the guard
+], ids=["under", "at", "over", "below-default", "share-1", "one-removal"])
+def test_the_loss_guard_honours_the_configured_share_at_the_boundary(alice, t0, settings, share, items, removed, status):
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, CONSOLIDATION_MAX_LOSS_SHARE=share)
+    names = [f"skill{i}" for i in range(items)]
+    for name in names:
+        _entry(alice, f"skill:{name}", name, t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    assert MemoryItem.objects.current().filter(user=alice).count() == items
+    for name in names[:removed]:
+        _entry(alice, f"skill:{name}", name, t0 + dt.timedelta(days=1), op="retract")
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == status
+    left = MemoryItem.objects.current().filter(user=alice).count()
+    assert left == (items - removed if status == "done" else items)
 
 
 def test_one_replacement_in_a_small_memory_does_not_trip_the_loss_guard(alice, t0):
