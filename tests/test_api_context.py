@@ -123,12 +123,9 @@ def test_switches_and_temporary_sessions_give_an_empty_context_with_the_reason(c
     assert r["text"] == "" and r["reason"] == "memory_off" and r["item_ids"] == []
 
 
-def test_pending_confirmations_are_included_when_consolidation_provides_them(alice):
-    try:
-        from consolidation.models import ConfirmationRequest
-        from consolidation.selectors import pending_confirmations  # noqa: F401
-    except ImportError:
-        pytest.skip("consolidation's confirmation queue is not there yet")
+def test_pending_confirmations_are_included_in_the_context(alice):
+    from consolidation.models import ConfirmationRequest
+
     items = _memory(alice)
     old = _item(alice, "profile", "city", "我住在北京", days_ago=100)
     old.valid_until = NOW
