@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from tests.ci import absent
+
 from .test_heldout_conversations import WORDS, _figures, _load_scorer
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -41,7 +43,7 @@ BLIND_SETS = [("blind4_conversations.jsonl", 34, 0.65, 0.03, 1.0), ("blind5_conv
 def test_a_blind_set_keeps_no_leaks_and_stays_above_the_rules_alone(db, settings, name, cases, recall, pollution, quarantine):
     score_mod = _load_scorer()
     if not WORDS.is_file():
-        pytest.skip(f"shared sensitive-word list not found at {WORDS}")
+        absent(f"shared sensitive-word list not found at {WORDS}")
     gold, export = _replay(DATA / name, settings)
     figs, failures = _figures(score_mod, gold, export)
     report = "\n".join("\t".join(map(str, f)) for f in failures)
