@@ -56,3 +56,23 @@ def test_clear_all_bumps_the_memory_version_so_a_context_read_before_it_is_not_s
     ContextPack.objects.create(user=alice, **stale)
     ctx = memory_context(user=alice, agent_slug="main", budget=800)
     assert "杭州" not in ctx.text and ctx.reason == "no_memory" and ctx.item_ids == []
+
+
+def test_delete_bumps_the_memory_version_so_a_context_read_before_it_is_not_served(alice, t0):
+    from consolidation.snapshots import memory_version_read
+    from profiles.models import ContextPack, MemoryItem
+    from profiles.selectors import memory_context
+    from profiles.services import memory_item_delete
+
+    _consolidated(alice, t0)
+    assert "杭州" in memory_context(user=alice, agent_slug="main", budget=800).text
+    stale = ContextPack.objects.filter(user=alice).values("memory_version", "lang", "sections").get()
+    before = memory_version_read(user_id=alice.pk)
+    memory_item_delete(user=alice, item_id=MemoryItem.objects.get(user=alice, value="杭州").pk)
+    assert memory_version_read(user_id=alice.pk) == before + 1
+    # The row signal drops the pack; a context read racing with the delete stores the one it
+    # built before it, stamped with the version it read: the bump is what retires that one.
+    ContextPack.objects.filter(user=alice).delete()
+    ContextPack.objects.create(user=alice, **stale)
+    ctx = memory_context(user=alice, agent_slug="main", budget=800)
+    assert "杭州" not in ctx.text and "后端工程师" in ctx.text
