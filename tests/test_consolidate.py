@@ -292,3 +292,27 @@ def test_the_same_employer_again_keeps_the_duties(alice, t0):
     _entry(alice, "company", "Acme Bank", t0 + dt.timedelta(days=5))
     consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=5))
     assert MemoryItem.objects.current().filter(user=alice, key="responsibility").exists()
+
+
+def test_a_run_is_audited_with_its_counts_snapshotted_at_its_clock_and_indexed_in_the_same_run(alice, t0, settings):
+    from audit.models import AuditLog
+    from profiles.selectors import search_index_chunks
+
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER="hashing", EMBEDDER_DIM=64)
+    _entry(alice, "city", "杭州", t0)
+    _entry(alice, "role", "后端工程师", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    later = t0 + dt.timedelta(days=1)
+    _entry(alice, "city", "苏州", later)
+    _entry(alice, "skill:go", "Go", later)
+    res = consolidation_run(user_id=alice.pk, now=later)
+    assert res.status == "done"
+    log = AuditLog.objects.filter(action="memory.consolidated").latest("id")
+    doc = MemoryDocument.objects.get(user=alice)
+    assert (log.subject_user, log.target_type, log.target_id) == (alice, "memory_document", str(doc.pk))
+    assert log.details == {"entries": 2, "added": 2, "closed": 1, "removed": 0, "confirmations": 1,
+                           "snapshot": res.snapshot_version}
+    assert Snapshot.objects.get(user=alice, version=res.snapshot_version).created_at == later
+    # The search index follows in the same run: no search is needed to bring it in line.
+    current = set(MemoryItem.objects.current().filter(user=alice).values_list("pk", flat=True))
+    assert {c["item_id"] for c in search_index_chunks(user=alice)} == current
