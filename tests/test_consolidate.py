@@ -180,6 +180,20 @@ def test_self_correction_removes_a_planted_project_detail_and_audits_it(alice, t
     assert "Phoenix" not in MemoryDocument.objects.get(user=alice).markdown
 
 
+@pytest.mark.parametrize("value,text", [
+    ("Project Phoenix 的支付模块，JIRA-4521 下周五提测", "负责：支付模块"),
+    ("支付模块", "负责：Project Phoenix 的支付模块，JIRA-4521 下周五提测"),
+], ids=["in-the-value", "in-the-text"])
+def test_self_correction_reads_both_the_value_and_the_text(alice, t0, value, text):
+    _entry(alice, "city", "杭州", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    planted = MemoryItem.objects.create(user=alice, kind="profile", key="responsibility", value=value, text=text,
+                                        valid_from=t0, confirmed_at=t0)
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == "done" and res.items_removed == 1
+    assert not MemoryItem.objects.filter(pk=planted.pk).exists()
+
+
 def test_the_loss_guard_holds_a_run_that_would_remove_half_the_items(alice, t0):
     from audit.models import AuditLog
     from consolidation.models import ConsolidationProposal
