@@ -66,7 +66,7 @@ def test_minimum_interval_is_respected(alice, t0, settings):
     _entry(alice, "city", "深圳", t0)
     res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(seconds=30))
     assert res.status == "too_soon" and res.retry_at == t0 + dt.timedelta(seconds=60)
-    assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(seconds=61)).status == "done"
+    assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(seconds=60)).status == "done"  # at retry_at
 
 
 def test_every_change_snapshots_items_and_document(alice, t0, settings):
@@ -194,7 +194,7 @@ def test_self_correction_reads_both_the_value_and_the_text(alice, t0, value, tex
     assert not MemoryItem.objects.filter(pk=planted.pk).exists()
 
 
-def test_the_loss_guard_holds_a_run_that_would_remove_half_the_items(alice, t0):
+def test_the_loss_guard_holds_a_run_that_would_remove_half_the_items(alice, bob, t0):
     from audit.models import AuditLog
     from consolidation.models import ConsolidationProposal
 
@@ -210,8 +210,15 @@ def test_the_loss_guard_holds_a_run_that_would_remove_half_the_items(alice, t0):
     proposal = ConsolidationProposal.objects.get(pk=res.proposal_id)
     assert (proposal.items_at_start, proposal.removed) == (4, 2)
     assert AuditLog.objects.filter(action="memory.consolidation_held", target_id=str(proposal.pk)).exists()
-    # while it waits for an admin, later runs do not apply anything either
-    assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=2)).status == "held"
+    # While it waits for an admin, later runs apply nothing, not even new entries, and open no
+    # second proposal; another user's consolidations are not held by it.
+    _entry(alice, "department", "支付组", t0 + dt.timedelta(days=2))
+    _entry(bob, "city", "苏州", t0 + dt.timedelta(days=2))
+    again = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=2))
+    assert (again.status, again.proposal_id, again.pending_left) == ("held", proposal.pk, 3)
+    assert ConsolidationProposal.objects.filter(user=alice).count() == 1
+    assert sorted(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == before
+    assert consolidation_run(user_id=bob.pk, now=t0 + dt.timedelta(days=2)).status == "done"
 
 
 def _planted(user, at, values):
