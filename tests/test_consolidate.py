@@ -315,7 +315,7 @@ def test_the_same_employer_again_keeps_the_duties(alice, t0):
     assert MemoryItem.objects.current().filter(user=alice, key="responsibility").exists()
 
 
-def test_a_run_is_audited_with_its_counts_snapshotted_at_its_clock_and_indexed_in_the_same_run(alice, t0, settings):
+def test_a_run_is_audited_with_its_counts_snapshotted_at_its_clock_and_indexed_in_the_same_run(alice, bob, t0, settings):
     from audit.models import AuditLog
     from profiles.selectors import search_index_chunks
 
@@ -326,8 +326,9 @@ def test_a_run_is_audited_with_its_counts_snapshotted_at_its_clock_and_indexed_i
     later = t0 + dt.timedelta(days=1)
     _entry(alice, "city", "苏州", later)
     _entry(alice, "skill:go", "Go", later)
+    _entry(bob, "city", "苏州", later)  # another user's pending entry is not in alice's count
     res = consolidation_run(user_id=alice.pk, now=later)
-    assert res.status == "done"
+    assert res.status == "done" and res.pending_left == 0
     log = AuditLog.objects.filter(action="memory.consolidated").latest("id")
     doc = MemoryDocument.objects.get(user=alice)
     assert (log.subject_user, log.target_type, log.target_id) == (alice, "memory_document", str(doc.pk))
@@ -337,3 +338,14 @@ def test_a_run_is_audited_with_its_counts_snapshotted_at_its_clock_and_indexed_i
     # The search index follows in the same run: no search is needed to bring it in line.
     current = set(MemoryItem.objects.current().filter(user=alice).values_list("pk", flat=True))
     assert {c["item_id"] for c in search_index_chunks(user=alice)} == current
+
+
+def test_an_item_stored_under_a_bare_key_merges_with_its_topic(alice, t0):
+    # e.g. imported or written by an older release: "answer_style", not "pref:answer_style"
+    old = MemoryItem.objects.create(user=alice, kind="preference", key="answer_style", value="简短", text="回答：简短",
+                                    valid_from=t0, confirmed_at=t0)
+    _entry(alice, "pref:answer_style", "详细", t0 + dt.timedelta(days=1), kind="preference")
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert list(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == ["详细"]
+    old.refresh_from_db()
+    assert old.valid_until == t0 + dt.timedelta(days=1)
