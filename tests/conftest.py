@@ -5,9 +5,24 @@ user who must be refused, ``admin`` is staff.
 """
 
 import datetime as dt
+import os
+import re
 
 import pytest
 from cryptography.fernet import Fernet
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """The settings name the SQLite test database after the process that imported them; a
+    process forked after that import (mutmut's workers, bin/mutate) names its own, so two of
+    them never share one file. A no-op in a plain pytest run."""
+    from django.conf import settings
+
+    test = settings.DATABASES["default"].get("TEST") or {}
+    name = test.get("NAME") or ""
+    if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3") and re.search(r"-\d+\.sqlite3$", name):
+        test["NAME"] = re.sub(r"-\d+\.sqlite3$", f"-{os.getpid()}.sqlite3", name)
 
 
 @pytest.fixture(autouse=True)

@@ -68,8 +68,9 @@ def test_context_unknown_user_is_404_and_budget_is_validated(client, api_keys):
     assert r.status_code == 400 and r.json()["error"]["field"] == "budget"
 
 
-def test_ingest_extract_consolidate_context_end_to_end(client, api_keys):
-    """The whole path through the API and the services the jobs call."""
+def test_ingest_extract_consolidate_context_through_the_api_and_the_job_services(client, api_keys):
+    """The whole path in process: the API, and the services the jobs call, called directly
+    (no worker; the end-to-end run with gunicorn and qcluster is tests/e2e/test_lifecycle_worker.py)."""
     r = _post(client, api_keys["ingest"], dict(BODY, end_session=True))
     assert r.status_code == 201
     session = Session.objects.get(external_id="s1")

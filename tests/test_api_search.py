@@ -8,7 +8,7 @@ from consolidation.session_index import session_index_refresh
 from rest_framework.test import APIClient
 
 from profiles.models import MemoryItem, PlatformAPIKey
-from tests.helpers import post_turns
+from tests.helpers import post_and_extract, post_turns
 
 NOW = dt.datetime.now(dt.timezone.utc)
 
@@ -61,12 +61,33 @@ def test_sessions_scope_skips_turns_that_are_not_a_memory_source(client, api_key
 
 
 def test_an_outsider_never_sees_another_users_data(client, api_keys, alice, bob):
-    _item(bob, "fact", "allergy", "我对花生过敏")
-    post_turns("bob", "bob-s", [("user", "花生过敏很严重")], start=NOW)
-    for scope in ("memory", "sessions"):
-        body = _search(client, api_keys["read"], user="alice", query="花生过敏", scope=scope).json()
-        assert body["hits"] == [], scope
-    r = _search(client, api_keys["read"], user="alice", query="x", session="bob-s")
+    # Both users have matching items and turns, and both indexes are built before either searches
+    # (issue 18: with the other user's data never indexed, a missing user filter stays invisible).
+    from profiles.search import memory_index_refresh
+    from consolidation.session_index import session_index_refresh
+
+    items = {"alice": _item(alice, "fact", "allergy", "我对花生过敏"), "bob": _item(bob, "fact", "allergy", "我对花生过敏，很严重")}
+    _item(alice, "profile", "city", "我住在上海")
+    _item(bob, "profile", "city", "我住在杭州")
+    turns = {
+        "alice": post_and_extract("alice", "alice-s", [("user", "花生过敏要注意什么"), ("assistant", "避开花生制品"),
+                                                       ("user", "帮我订去成都的机票"), ("assistant", "已订好")], start=NOW)[1],
+        "bob": post_and_extract("bob", "bob-s", [("user", "我的花生过敏又犯了"), ("assistant", "请及时就医"),
+                                                 ("user", "周五的会议改到下午"), ("assistant", "已改")], start=NOW)[1],
+    }
+    for u in (alice, bob):
+        memory_index_refresh(user_id=u.pk)
+        session_index_refresh(user_id=u.pk)
+    key = api_keys["read"]
+    for user, other in (("alice", "bob"), ("bob", "alice")):
+        mem = _search(client, key, user=user, query="花生过敏", scope="memory", top_k=10).json()
+        ids = [h["id"] for h in mem["hits"]]
+        assert ids[:1] == [items[user].pk] and items[other].pk not in ids, (user, mem)
+        ses = _search(client, key, user=user, query="花生过敏", scope="sessions", top_k=10).json()
+        ids = {h["id"] for h in ses["hits"]}
+        assert ids & {m.pk for m in turns[user]} and not ids & {m.pk for m in turns[other]}, (user, ses)
+        assert {h["session"] for h in ses["hits"]} == {f"{user}-s"}
+    r = _search(client, key, user="alice", query="x", session="bob-s")
     assert r.status_code == 404 and r.json()["error"]["field"] == "session"
 
 

@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from tests.ci import absent
+
 from .test_heldout_conversations import WORDS, _figures, _load_scorer
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -48,7 +50,7 @@ BLIND_SETS = [
 def test_a_blind_set_keeps_no_leaks_and_stays_above_the_rules_alone(db, settings, name, cases, recall, pollution, quarantine):
     score_mod = _load_scorer()
     if not WORDS.is_file():
-        pytest.skip(f"shared sensitive-word list not found at {WORDS}")
+        absent(f"shared sensitive-word list not found at {WORDS}")
     gold, export = _replay(DATA / name, settings)
     figs, failures = _figures(score_mod, gold, export)
     report = "\n".join("\t".join(map(str, f)) for f in failures)

@@ -2,9 +2,11 @@
 
 import datetime as dt
 
+import pytest
+
 from consolidation.consolidate import consolidation_run
 from consolidation.models import JournalEntry, JournalStatus
-from profiles.models import Snapshot
+from profiles.models import ConsolidationProposal, Snapshot
 from profiles.models import MemoryDocument, MemoryItem
 
 
@@ -65,7 +67,7 @@ def test_minimum_interval_is_respected(alice, t0, settings):
     _entry(alice, "city", "深圳", t0)
     res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(seconds=30))
     assert res.status == "too_soon" and res.retry_at == t0 + dt.timedelta(seconds=60)
-    assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(seconds=61)).status == "done"
+    assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(seconds=60)).status == "done"  # at retry_at
 
 
 def test_every_change_snapshots_items_and_document(alice, t0, settings):
@@ -179,7 +181,21 @@ def test_self_correction_removes_a_planted_project_detail_and_audits_it(alice, t
     assert "Phoenix" not in MemoryDocument.objects.get(user=alice).markdown
 
 
-def test_the_loss_guard_holds_a_run_that_would_remove_half_the_items(alice, t0):
+@pytest.mark.parametrize("value,text", [
+    ("Project Phoenix 的支付模块，JIRA-4521 下周五提测", "负责：支付模块"),
+    ("支付模块", "负责：Project Phoenix 的支付模块，JIRA-4521 下周五提测"),
+], ids=["in-the-value", "in-the-text"])
+def test_self_correction_reads_both_the_value_and_the_text(alice, t0, value, text):
+    _entry(alice, "city", "杭州", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    planted = MemoryItem.objects.create(user=alice, kind="profile", key="responsibility", value=value, text=text,
+                                        valid_from=t0, confirmed_at=t0)
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == "done" and res.items_removed == 1
+    assert not MemoryItem.objects.filter(pk=planted.pk).exists()
+
+
+def test_the_loss_guard_holds_a_run_that_would_remove_half_the_items(alice, bob, t0):
     from audit.models import AuditLog
     from profiles.models import ConsolidationProposal
 
@@ -195,8 +211,67 @@ def test_the_loss_guard_holds_a_run_that_would_remove_half_the_items(alice, t0):
     proposal = ConsolidationProposal.objects.get(pk=res.proposal_id)
     assert (proposal.items_at_start, proposal.removed) == (4, 2)
     assert AuditLog.objects.filter(action="memory.consolidation_held", target_id=str(proposal.pk)).exists()
-    # while it waits for an admin, later runs do not apply anything either
-    assert consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=2)).status == "held"
+    # While it waits for an admin, later runs apply nothing, not even new entries, and open no
+    # second proposal; another user's consolidations are not held by it.
+    _entry(alice, "department", "支付组", t0 + dt.timedelta(days=2))
+    _entry(bob, "city", "苏州", t0 + dt.timedelta(days=2))
+    again = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=2))
+    assert (again.status, again.proposal_id, again.pending_left) == ("held", proposal.pk, 3)
+    assert ConsolidationProposal.objects.filter(user=alice).count() == 1
+    assert sorted(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == before
+    assert consolidation_run(user_id=bob.pk, now=t0 + dt.timedelta(days=2)).status == "done"
+
+
+def _planted(user, at, values):
+    """Items that break the memory policy (an unregistered key), as an older rule version or an
+    import may have left them: the next run's self-correction removes them."""
+    return [
+        MemoryItem.objects.create(user=user, kind="profile", key="favourite_colour", value=v, text=f"favourite colour: {v}",
+                                  valid_from=at, confirmed_at=at)
+        for v in values
+    ]
+
+
+@pytest.mark.parametrize("planted,retracted", [(["blue", "green"], []), (["blue"], ["Go"])],
+                         ids=["two-self-corrections", "a-self-correction-and-a-retraction"])
+def test_the_loss_guard_counts_self_correction_removals(alice, t0, planted, retracted):
+    for key, value in [("city", "杭州"), ("role", "后端工程师"), ("skill:python", "Python"), ("skill:go", "Go")]:
+        _entry(alice, key, value, t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    bad = _planted(alice, t0, planted)
+    for value in retracted:
+        _entry(alice, f"skill:{value.lower()}", value, t0 + dt.timedelta(days=1), op="retract")
+    start = MemoryItem.objects.current().filter(user=alice).count()
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == "held"  # 2 removals of 4 + len(planted) items: over the 0.25 share
+    assert MemoryItem.objects.current().filter(user=alice).count() == start
+    assert all(MemoryItem.objects.filter(pk=b.pk).exists() for b in bad)
+    proposal = ConsolidationProposal.objects.get(pk=res.proposal_id)
+    assert proposal.removed == 2
+    assert sorted(r["reason"] for r in proposal.removals) == sorted(["key_family"] * len(planted) + ["retract"] * len(retracted))
+
+
+@pytest.mark.parametrize("share,items,removed,status", [
+    (0.5, 6, 2, "done"),    # under the share
+    (0.5, 4, 2, "done"),    # exactly the share is not more than it
+    (0.5, 4, 3, "held"),    # just over
+    (0.1, 10, 2, "held"),   # a share below the default holds what 0.25 would apply
+    (1.0, 4, 4, "done"),    # share 1: every item may go
+    (0.05, 10, 1, "done"),  # one removal alone never trips the guard
+], ids=["under", "at", "over", "below-default", "share-1", "one-removal"])
+def test_the_loss_guard_honours_the_configured_share_at_the_boundary(alice, t0, settings, share, items, removed, status):
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, CONSOLIDATION_MAX_LOSS_SHARE=share)
+    names = [f"skill{i}" for i in range(items)]
+    for name in names:
+        _entry(alice, f"skill:{name}", name, t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    assert MemoryItem.objects.current().filter(user=alice).count() == items
+    for name in names[:removed]:
+        _entry(alice, f"skill:{name}", name, t0 + dt.timedelta(days=1), op="retract")
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == status
+    left = MemoryItem.objects.current().filter(user=alice).count()
+    assert left == (items - removed if status == "done" else items)
 
 
 def test_one_replacement_in_a_small_memory_does_not_trip_the_loss_guard(alice, t0):
@@ -239,3 +314,39 @@ def test_the_same_employer_again_keeps_the_duties(alice, t0):
     _entry(alice, "company", "Acme Bank", t0 + dt.timedelta(days=5))
     consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=5))
     assert MemoryItem.objects.current().filter(user=alice, key="responsibility").exists()
+
+
+def test_a_run_is_audited_with_its_counts_snapshotted_at_its_clock_and_indexed_in_the_same_run(alice, bob, t0, settings):
+    from audit.models import AuditLog
+    from profiles.selectors import search_index_chunks
+
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER="hashing", EMBEDDER_DIM=64)
+    _entry(alice, "city", "杭州", t0)
+    _entry(alice, "role", "后端工程师", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    later = t0 + dt.timedelta(days=1)
+    _entry(alice, "city", "苏州", later)
+    _entry(alice, "skill:go", "Go", later)
+    _entry(bob, "city", "苏州", later)  # another user's pending entry is not in alice's count
+    res = consolidation_run(user_id=alice.pk, now=later)
+    assert res.status == "done" and res.pending_left == 0
+    log = AuditLog.objects.filter(action="memory.consolidated").latest("id")
+    doc = MemoryDocument.objects.get(user=alice)
+    assert (log.subject_user, log.target_type, log.target_id) == (alice, "memory_document", str(doc.pk))
+    assert log.details == {"entries": 2, "added": 2, "closed": 1, "removed": 0, "confirmations": 1,
+                           "snapshot": res.snapshot_version}
+    assert Snapshot.objects.get(user=alice, version=res.snapshot_version).created_at == later
+    # The search index follows in the same run: no search is needed to bring it in line.
+    current = set(MemoryItem.objects.current().filter(user=alice).values_list("pk", flat=True))
+    assert {c["item_id"] for c in search_index_chunks(user=alice)} == current
+
+
+def test_an_item_stored_under_a_bare_key_merges_with_its_topic(alice, t0):
+    # e.g. imported or written by an older release: "answer_style", not "pref:answer_style"
+    old = MemoryItem.objects.create(user=alice, kind="preference", key="answer_style", value="简短", text="回答：简短",
+                                    valid_from=t0, confirmed_at=t0)
+    _entry(alice, "pref:answer_style", "详细", t0 + dt.timedelta(days=1), kind="preference")
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert list(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == ["详细"]
+    old.refresh_from_db()
+    assert old.valid_until == t0 + dt.timedelta(days=1)

@@ -56,6 +56,52 @@ def test_reject_keeps_memory_and_discards_the_held_entries(alice, admin_user, t0
         proposal_approve(proposal_id=proposal.pk, actor=admin_user)
 
 
+def test_items_an_admin_kept_by_rejecting_are_exempt_from_self_correction(alice, admin_user, t0):
+    for key, value in [("city", "杭州"), ("role", "后端工程师"), ("skill:python", "Python"), ("skill:go", "Go")]:
+        _entry(alice, key, value, t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    kept = [MemoryItem.objects.create(user=alice, kind="profile", key="favourite_colour", value=v, text=f"colour: {v}",
+                                      valid_from=t0, confirmed_at=t0) for v in ("blue", "green")]
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == "held"
+    proposal = ConsolidationProposal.objects.get(pk=res.proposal_id)
+    assert sorted(r["item_id"] for r in proposal.removals) == sorted(k.pk for k in kept)
+    held = AuditLog.objects.get(action="memory.consolidation_held", target_id=str(proposal.pk))
+    assert (held.subject_user, held.target_type) == (alice, "consolidation_proposal")
+    assert held.details == {"items_at_start": 6, "removed": 2, "entries": 0}
+    proposal_reject(proposal_id=proposal.pk, actor=admin_user, now=t0 + dt.timedelta(days=2))
+    # From now on the kept items are not removed again, and the guard has nothing to hold.
+    _entry(alice, "department", "支付组", t0 + dt.timedelta(days=3))
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=3))
+    assert res.status == "done" and res.items_removed == 0
+    assert all(MemoryItem.objects.current().filter(pk=k.pk).exists() for k in kept)
+    # Only the items the rejected proposal named are exempt: a new violator is still removed.
+    other = MemoryItem.objects.create(user=alice, kind="profile", key="favourite_colour", value="red", text="colour: red",
+                                      valid_from=t0, confirmed_at=t0)
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=4))
+    assert res.status == "done" and res.items_removed == 1 and not MemoryItem.objects.filter(pk=other.pk).exists()
+
+
+def test_a_retraction_in_a_rejected_proposal_is_no_exemption(alice, admin_user, t0):
+    """Rejecting keeps what the run would have closed; only policy removals become exemptions, so
+    an item the user retracted in that run is still self-corrected later when it breaks the policy."""
+    for key, value in [("city", "杭州"), ("role", "后端工程师"), ("skill:python", "Python")]:
+        _entry(alice, key, value, t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    blue, green = [MemoryItem.objects.create(user=alice, kind="profile", key="favourite_colour", value=v,
+                                             text=f"colour: {v}", valid_from=t0, confirmed_at=t0) for v in ("blue", "green")]
+    _entry(alice, "favourite_colour", "blue", t0 + dt.timedelta(days=1), op="retract")
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=1))
+    assert res.status == "held"
+    proposal = ConsolidationProposal.objects.get(pk=res.proposal_id)
+    assert sorted((r["item_id"], r["reason"]) for r in proposal.removals) == sorted(
+        [(blue.pk, "retract"), (green.pk, "key_family")])
+    proposal_reject(proposal_id=proposal.pk, actor=admin_user, now=t0 + dt.timedelta(days=2))
+    res = consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=3))
+    assert res.status == "done" and res.items_removed == 1
+    assert not MemoryItem.objects.filter(pk=blue.pk).exists() and MemoryItem.objects.current().filter(pk=green.pk).exists()
+
+
 @pytest.fixture
 def admin_user(db):
     from django.contrib.auth import get_user_model

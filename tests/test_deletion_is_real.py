@@ -61,7 +61,9 @@ HISTORY_MODELS = {"consolidation.Message"}
 
 @pytest.fixture(autouse=True)
 def _hashing_embedder(settings):
-    settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER="hashing", EMBEDDER_DIM=256)
+    # The conversations are dated 2026-03-02: a retention window longer than their age keeps
+    # session search able to find them, so "no hits after the clear" is not vacuous.
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER="hashing", EMBEDDER_DIM=256, MESSAGE_RETENTION_DAYS=36500)
 
 
 def _replay(tmp_path, *convs) -> None:
@@ -165,6 +167,7 @@ def _assert_owner_has_everything(owner):
     found = scan(OWNER_MEMORY)
     assert {"profiles.MemoryItem.value", "profiles.MemoryVector.text", "consolidation.Message.content"} <= set(found), found
     assert search_hits(owner, QUERIES), "search finds the facts before the clear"
+    assert search_hits(owner, QUERIES, scope="sessions"), "and the turns"
 
 
 def _assert_nothing_left(owner, *, history_kept: bool):
@@ -189,6 +192,9 @@ def test_it_leaves_nothing_when_history_is_kept(filled):
     # History kept: the raw conversation is still there (and only there), as chosen.
     assert Message.objects.filter(session__user=owner).count() == 8
     assert scan(OWNER_MEMORY, skip=lambda m, pk: m is not Message)  # the strings live on in messages only
+    # ... and kept history is never a search source: session search rebuilds nothing from it.
+    assert search_hits(owner, QUERIES, scope="sessions") == []
+    assert not MemoryVector.objects.filter(user=owner).exists()
     assert other_state(other) == other_before
     assert search_hits(other, ["beekeeper"]), "the other user's memory is still searchable"
 

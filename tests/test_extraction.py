@@ -31,6 +31,36 @@ def test_it_journals_candidates_and_advances_the_watermark(db, t0):
 
 
 def test_it_reads_only_messages_after_the_watermark(db, t0):
+    # A second batch in the same session: the run must read the new turns only (issue 18: with
+    # nothing new, `has_new` answers before the read, so the read itself must be exercised).
+    session, first = post_turns("u1", "s1", [("user", PROFILE_TURN), ("assistant", "好的")], start=t0)
+    assert _run(session, t0).status == "done"
+    first_entries = set(JournalEntry.objects.values_list("pk", flat=True))
+    assert first_entries
+    _, second = post_turns("u1", "s1", [("user", "以后回答尽量简短。"), ("assistant", "好")], start=t0 + dt.timedelta(minutes=10))
+    res = _run(session, t0 + dt.timedelta(minutes=12))
+    assert res.status == "done" and res.messages_read == 2
+    assert res.watermark == second[-1].pk
+    new = JournalEntry.objects.exclude(pk__in=first_entries)
+    assert new.exists() and {tuple(e.source_message_ids) for e in new} == {(second[0].pk,)}
+
+
+def test_a_second_batch_in_one_session_is_journaled_once(db, t0):
+    session, first = post_turns("u1", "s1", [("user", PROFILE_TURN), ("assistant", "好的")], start=t0)
+    _run(session, t0)
+    after_first = sorted((tuple(ids), key, value) for ids, key, value in
+                         JournalEntry.objects.values_list("source_message_ids", "key", "value"))
+    assert after_first and {ids for ids, _k, _v in after_first} == {(first[0].pk,)}
+    _, second = post_turns("u1", "s1", [("user", "以后回答尽量简短。"), ("assistant", "好")], start=t0 + dt.timedelta(minutes=10))
+    _run(session, t0 + dt.timedelta(minutes=12))
+    entries = sorted((tuple(ids), key, value) for ids, key, value in
+                     JournalEntry.objects.values_list("source_message_ids", "key", "value"))
+    assert len(entries) == len(set(entries))  # nothing journaled twice
+    assert [e for e in entries if e[0] == (first[0].pk,)] == after_first  # the first batch was not re-read
+    assert any(e[0] == (second[0].pk,) for e in entries)
+
+
+def test_a_run_with_nothing_new_writes_nothing(db, t0):
     session, _ = post_turns("u1", "s1", [("user", PROFILE_TURN), ("assistant", "好的")], start=t0)
     _run(session, t0)
     first = JournalEntry.objects.count()
@@ -162,6 +192,45 @@ def test_two_concurrent_runs_write_the_journal_once(t0):
     assert len(results) == 2
     per_message = JournalEntry.objects.values_list("source_message_ids", "key")
     assert len(per_message) == len(set((tuple(a), b) for a, b in per_message))
+
+
+@pytest.mark.parametrize("meanwhile", ["another_run_took_the_lease", "another_writer_moved_the_watermark"])
+def test_a_run_whose_lease_was_taken_over_writes_nothing(db, t0, monkeypatch, meanwhile):
+    """The commit-time check (lease token and watermark, one conditional UPDATE) is what stops a
+    run whose lease expired while it was reading from writing a second copy of the journal."""
+    import consolidation.extraction as extraction
+    from audit.models import AuditLog
+    from consolidation.models import Message
+    from profiles.models import MemorySettings
+
+    session, stored = post_turns("u1", "s1", [
+        ("user", PROFILE_TURN), ("assistant", "好的"), ("user", "我的手机号是13912345678，以后回答尽量简短。"), ("assistant", "好"),
+    ], start=t0)
+    real = extraction.candidates_extract
+
+    def read_then_lose_the_lease(batch):
+        # The run has taken its lease and read the turns; before it commits, the session moves on.
+        if meanwhile == "another_run_took_the_lease":
+            Session.objects.filter(pk=session.pk).update(lock_token="other-run", locked_until=t0 + dt.timedelta(hours=1))
+        else:
+            Session.objects.filter(pk=session.pk).update(watermark=stored[1].pk)
+        return real(batch)
+
+    monkeypatch.setattr(extraction, "candidates_extract", read_then_lose_the_lease)
+    audits = AuditLog.objects.count()
+    res = _run(session, t0)
+    assert res.status == "locked" and res.journal_written == 0
+    assert not JournalEntry.objects.exists()
+    assert not QuarantineRecord.objects.exists()  # the PII turn is filed by the run that commits
+    assert set(Message.objects.values_list("memory_source", flat=True)) == {None}
+    assert MemorySettings.objects.get(user_id=session.user_id).last_extraction_at is None
+    assert AuditLog.objects.count() == audits
+    session.refresh_from_db()
+    if meanwhile == "another_run_took_the_lease":
+        assert session.watermark == 0
+        assert session.lock_token == "other-run"  # and it does not release the other run's lease
+    else:
+        assert session.watermark == stored[1].pk
 
 
 def test_turns_answered_by_a_disabled_expert_write_no_memory_of_their_own(db, t0, alice):

@@ -130,7 +130,7 @@ PREF_EN = [
     ("I prefer American spelling.", "pref:spelling", "American spelling"),
     ("Never use emojis in anything you draft for me.", "pref:emoji", "emoji"),
     ("Default to Python for any scripts.", "pref:code_language", "Python"),
-    ("For SQL examples always use PostgreSQL syntax.", "pref:tool", None),
+    ("For SQL examples always use PostgreSQL syntax.", "pref:tool", "PostgreSQL"),
     ("I work in Notion, so format things for Notion.", "pref:tool:docs", "Notion"),
     ("I prefer Google Sheets over Excel.", "pref:tool:spreadsheet", "Google Sheets"),
     ("Always write in plain English, no jargon.", "pref:tone", "plain English"),
@@ -146,8 +146,6 @@ PREF_EN = [
 @pytest.mark.parametrize("text,key,needle", PREF_ZH + PREF_EN)
 def test_preference_positive(text, key, needle):
     cands = ex(text)
-    if needle is None:  # just must not crash, any outcome allowed
-        return
     assert has(cands, "preference", needle, key), blob(cands)
 
 
@@ -170,7 +168,7 @@ FACTS = [
     ("My son started university last fall.", "university", dt.date(2025, 9, 1)),
     ("My daughter started kindergarten this month.", "kindergarten", dt.date(2026, 3, 1)),
     ("I got married last year.", "married", dt.date(2025, 1, 1)),
-    ("We had a baby in January.", None, None),
+    ("We had a baby in January.", "baby", dt.date(2026, 1, 1)),
     ("I moved here from Oslo about three years ago.", "Oslo", dt.date(2023, 1, 1)),
     ("I relocated from Chicago two years ago.", "Chicago", dt.date(2024, 1, 1)),
     ("My daughter started high school last month.", "high school", dt.date(2026, 2, 1)),
@@ -185,8 +183,6 @@ FACTS = [
 @pytest.mark.parametrize("text,needle,date", FACTS)
 def test_fact_with_resolved_date(text, needle, date):
     cands = ex(text)
-    if needle is None:
-        return
     facts = [c for c in cands if c.kind == "fact" and needle.casefold() in (c.value + c.text).casefold()]
     assert facts, blob(cands)
     assert facts[0].fact_date == date

@@ -6,7 +6,7 @@ extraction, the sanitizer and quarantine, the memory and expert switches, schedu
 supersession across sessions and consolidation all take part. The test replays the file on a
 fresh database, exports long-term memory exactly as the scorer expects, and scores it with the
 shared ``score.py`` (loaded from ``../shared/eval/score.py`` beside the repository; the test is
-skipped when that file is absent).
+skipped when that file is absent, and fails under CI: ``tests/ci.py``).
 
 Floors: no PII, sensitive-word or switch leak ever; recall / kind accuracy / pollution floors
 sit just below what the product reached when the set was written (see the report that added
@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+
+from tests.ci import absent
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "heldout_conversations.jsonl"
@@ -40,9 +42,10 @@ POLLUTION_CEILING = 0.02
 
 
 def _load_scorer():
-    """Import ``../shared/eval/score.py`` as a module; skip the test when it is absent."""
+    """Import ``../shared/eval/score.py`` as a module; skip the test when it is absent (fail under CI)."""
     if not SCORER.is_file():
-        pytest.skip(f"shared scorer not found at {SCORER} (the repository is not checked out beside shared/)")
+        absent(f"shared scorer not found at {SCORER} (the repository is not checked out beside shared/; "
+               "set BIZMEMORY_SHARED_DIR)")
     spec = importlib.util.spec_from_file_location("bizmemory_eval_score", SCORER)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -90,7 +93,7 @@ def test_the_heldout_set_is_well_formed():
 def test_heldout_conversations_meet_the_quality_floors(db, settings):
     score_mod = _load_scorer()
     if not WORDS.is_file():
-        pytest.skip(f"shared sensitive-word list not found at {WORDS}")
+        absent(f"shared sensitive-word list not found at {WORDS}")
     settings.BIZMEMORY = dict(settings.BIZMEMORY, SENSITIVE_WORDS_FILE=str(WORDS))
 
     call_command("replay", str(DATA), stdout=StringIO())

@@ -83,6 +83,25 @@ def test_it_deletes_now_and_audits_without_content(staff, t0):
     assert AuditLog.objects.filter(action="quarantine.deleted").count() == 1
 
 
+def test_a_delete_that_loses_the_race_raises_and_audits_nothing(staff, t0, monkeypatch):
+    """Another admin (or the purge) removes the row between our read and our delete: the
+    conditional delete is the lock, so only the one who removed it audits a deletion."""
+    import audit.services as services
+
+    rec = _quarantine("u1", "s1", f"手机{PHONE}", t0)
+    real = services._record_get
+
+    def read_then_lose(record_id):
+        found = real(record_id)
+        QuarantineRecord.objects.filter(pk=record_id).delete()  # the other admin's delete
+        return found
+
+    monkeypatch.setattr(services, "_record_get", read_then_lose)
+    with pytest.raises(QuarantineGone):
+        quarantine_delete(record_id=rec.pk, actor=staff)
+    assert not AuditLog.objects.filter(action="quarantine.deleted").exists()
+
+
 def test_false_positive_writes_the_candidates_with_the_flagged_word_allowed(staff, t0, settings):
     settings.BIZMEMORY = dict(settings.BIZMEMORY, SENSITIVE_WORDS=["广州"])
     rec = _quarantine("u1", "s1", "我在广州工作，负责华南区的渠道销售。", t0)

@@ -15,6 +15,7 @@ import pytest
 
 from audit import recognizers, sanitizer
 from audit.sanitizer import Hit, analyze, mask, warm_up
+from tests.ci import require_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -623,7 +624,7 @@ def test_it_imports_without_django():
 
 
 def test_it_finds_faker_generated_chinese_pii_in_sentences():
-    faker = pytest.importorskip("faker")
+    faker = require_module("faker", "the Faker package (requirements.txt) is not installed")
     faker.Faker.seed(2026)
     fake = faker.Faker("zh_CN")
     for _ in range(40):

@@ -86,11 +86,43 @@ def test_it_applies_top_k_and_the_similarity_threshold(alice):
     assert memory_search(user=alice, agent_slug="main", query="xyz", min_similarity=0.99, now=NOW).hits == []
 
 
-def test_it_never_returns_another_users_items(alice, bob):
-    _item(bob, "fact", "allergy", "我对花生过敏")
-    mine = _item(alice, "fact", "pet", "我有一只狗")
-    res = memory_search(user=alice, agent_slug="main", query="花生过敏 狗", now=NOW)
-    assert {h.id for h in res.hits} == {mine.pk}
+@pytest.mark.parametrize("min_similarity", [None, -1.0], ids=["default-threshold", "every-vector"])
+def test_it_never_returns_another_users_items(alice, bob, min_similarity):
+    # Both users have a matching item and both are indexed before either searches (issue 18: an
+    # index built only for the searching user makes a missing user filter invisible). With a
+    # threshold of -1 every vector of the candidate set counts, so the vector path is checked too.
+    hers = _item(alice, "fact", "allergy", "我对花生过敏")
+    _item(alice, "fact", "pet", "我有一只狗")
+    his = _item(bob, "fact", "allergy", "我对花生过敏，芒果也不行")
+    _item(bob, "profile", "city", "我住在上海")
+    for u in (alice, bob):
+        memory_index_refresh(user_id=u.pk)
+    for user, own, other in ((alice, hers, his), (bob, his, hers)):
+        res = memory_search(user=user, agent_slug="main", query="花生过敏", now=NOW, top_k=10, min_similarity=min_similarity)
+        ids = [h.id for h in res.hits]
+        assert ids[0] == own.pk, user.username
+        assert other.pk not in ids and set(ids) <= set(MemoryItem.objects.filter(user=user).values_list("pk", flat=True))
+
+
+@pytest.mark.parametrize("min_similarity", [None, -1.0], ids=["default-threshold", "every-vector"])
+def test_sessions_scope_never_returns_another_users_turns(alice, bob, min_similarity):
+    now = dt.datetime.now(dt.timezone.utc)
+    # Two unrelated turns each, so the query terms stay rare (a positive BM25 idf) even if the
+    # other user's postings leaked into the document frequencies.
+    _, hers = post_and_extract("alice", "s-a", [("user", "明天去医院体检"), ("assistant", "好的"),
+                                                ("user", "帮我订去成都的机票"), ("assistant", "已订好")],
+                               start=now - dt.timedelta(days=1))
+    _, his = post_and_extract("bob", "s-b", [("user", "我下周去医院体检"), ("assistant", "收到"),
+                                             ("user", "周五的会议改到下午"), ("assistant", "已改")],
+                              start=now - dt.timedelta(days=1))
+    for u in (alice, bob):
+        session_index_refresh(user_id=u.pk)
+    for user, own, other, session in ((alice, hers, his, "s-a"), (bob, his, hers, "s-b")):
+        res = memory_search(user=user, agent_slug="main", query="医院体检", scope="sessions", top_k=10,
+                            min_similarity=min_similarity)
+        ids = {h.id for h in res.hits}
+        assert ids & {m.pk for m in own}, user.username
+        assert not ids & {m.pk for m in other} and {h.session for h in res.hits} == {session}
 
 
 def test_it_drops_superseded_and_deleted_items_from_the_index(alice):
@@ -110,12 +142,34 @@ def test_it_drops_superseded_and_deleted_items_from_the_index(alice):
     assert [h.id for h in memory_search(user=alice, agent_slug="main", query="上海 杭州", now=NOW).hits] == [c.pk]
 
 
-def test_it_returns_nothing_after_clear_all(alice):
+def test_it_returns_nothing_once_every_item_is_superseded(alice):
     _item(alice, "fact", "pet", "我有一只狗")
     assert memory_search(user=alice, agent_slug="main", query="狗", now=NOW).hits
     MemoryItem.objects.filter(user=alice).update(valid_until=NOW)
     assert memory_search(user=alice, agent_slug="main", query="狗", now=NOW).hits == []
     assert search_index_chunks(user=alice) == []
+
+
+def test_it_returns_nothing_after_clear_all_with_history_kept(alice, bob):
+    from profiles.services import memory_clear_all
+
+    now = dt.datetime.now(dt.timezone.utc)
+    _item(alice, "fact", "pet", "我有一只狗", value="狗")
+    session, old = post_and_extract("alice", "s-a", [("user", "我家的狗叫旺财"), ("assistant", "旺财是个好名字")],
+                                    start=now - dt.timedelta(days=1))
+    post_and_extract("bob", "s-b", [("user", "我家的狗叫来福"), ("assistant", "好名字")], start=now - dt.timedelta(days=1))
+    assert memory_search(user=alice, agent_slug="main", query="狗", now=now).hits
+    assert memory_search(user=alice, agent_slug="main", query="狗", scope="sessions", now=now).hits
+    memory_clear_all(user=alice, include_history=False)
+    assert memory_search(user=alice, agent_slug="main", query="狗", now=now).hits == []
+    # Kept history is never a search source again: searching does not rebuild it into the index.
+    assert memory_search(user=alice, agent_slug="main", query="狗", scope="sessions", now=now).hits == []
+    assert search_index_chunks(user=alice) == [] and not MemoryVector.objects.filter(user=alice).exists()
+    # New turns in the same session are a source again; the kept ones still are not.
+    _, new = post_and_extract("alice", "s-a", [("user", "狗粮换了新牌子"), ("assistant", "好的")], start=now)
+    hits = memory_search(user=alice, agent_slug="main", query="狗", scope="sessions", now=now, top_k=10).hits
+    assert {h.id for h in hits} & {m.pk for m in new} and not {h.id for h in hits} & {m.pk for m in old}
+    assert memory_search(user=bob, agent_slug="main", query="狗", scope="sessions", now=now).hits  # bob untouched
 
 
 def test_it_reindexes_vectors_made_by_another_model(alice, settings):

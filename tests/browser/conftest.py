@@ -2,13 +2,15 @@
 
 Playwright's own browser download is never used (it fails offline): the browser is the
 system one. Screenshots go to var/screenshots/. The tests skip, saying why, when
-/usr/bin/chromium or the playwright package is missing.
+/usr/bin/chromium or the playwright package is missing — and fail under CI (``tests/ci.py``).
 """
 
 import os
 from pathlib import Path
 
 import pytest
+
+from tests.ci import absent, require_module
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -23,8 +25,8 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 @pytest.fixture(scope="module")
 def browser():
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is absent (install Debian's chromium: scripts/install-system-deps.sh)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+        absent(f"{CHROMIUM} is absent (install Debian's chromium: scripts/install-system-deps.sh)")
+    sync_api = require_module("playwright.sync_api", "the playwright package is not installed")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     # With that loop running, Django refuses ORM calls from this thread; the tests' own data
     # set-up is synchronous and safe (the live server runs in its own thread). Scoped to here.
@@ -93,8 +95,7 @@ def axe_violations(page, name: str, screenshot: bool = True) -> list[dict]:
     "help"}]``: impact serious/critical, or any impact for a rule in ``AXE_REQUIRED_RULES``.
     Every violation found (blocking or not) is also appended to ``page.axe_log`` if the page has one.
     Skips the test when the package is not installed."""
-    axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright",
-                                   reason="the axe-playwright-python package is not installed")
+    axe_sync = require_module("axe_playwright_python.sync_playwright", "the axe-playwright-python package is not installed")
     if screenshot:
         shot(page, name)
     results = axe_sync.Axe().run(page, options={"resultTypes": ["violations"]})
