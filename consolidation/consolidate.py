@@ -449,7 +449,7 @@ def _consolidate(
                     if changed:
                         cs.left = _left_memory(plan)
                     MemorySettings.objects.filter(user_id=user_id).update(last_consolidation_at=now)
-                    cs.audit_as("memory.consolidated", target_type="user", target_id=str(user_id), details={
+                    cs.audit_as("memory.consolidated", target_type="memory_document", target_id=None, details={
                         "entries": attempt_result.entries, "added": attempt_result.items_added,
                         "closed": attempt_result.items_closed, "removed": attempt_result.items_removed,
                         "confirmations": attempt_result.confirmations,

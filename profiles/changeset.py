@@ -61,17 +61,19 @@ class MemoryChangeset:
     audit: tuple[str, str, str, dict] | None = None
     snapshot_version: int | None = None
 
-    def audit_as(self, action: str, *, target_type: str, target_id: str, details: dict) -> None:
-        """Record ``action`` on close (one audit row per changeset)."""
+    def audit_as(self, action: str, *, target_type: str, target_id: str | None, details: dict) -> None:
+        """Record ``action`` on close (one audit row per changeset); ``target_id`` None names
+        the MEMORY.md document the close renders (``target_type="memory_document"``)."""
         self.audit = (action, target_type, target_id, details)
 
     def _close(self) -> None:
         if not self.version_bumped:
             memory_version_bump(user_id=self.user_id, now=self.now)
+        doc = None
         if self.document is not None:
-            memory_document_set(user_id=self.user_id, markdown=self.document)
+            doc = memory_document_set(user_id=self.user_id, markdown=self.document)
         elif self.render:
-            memory_document_refresh(user_id=self.user_id)
+            doc = memory_document_refresh(user_id=self.user_id)
         snap = None
         if self.snapshot:
             snap = snapshot_create(user_id=self.user_id, reason=self.reason, now=self.now)
@@ -80,6 +82,8 @@ class MemoryChangeset:
             snapshots_rectify(user_id=self.user_id, replacements=self.left, exclude_pk=snap.pk if snap else None)
         if self.audit is not None:
             action, target_type, target_id, details = self.audit
+            if target_id is None and doc is not None:  # "the document this change rendered"
+                target_id = str(doc.pk)
             if self.snapshot_version is not None:
                 details = {**details, "snapshot": self.snapshot_version}
             audit_record(
