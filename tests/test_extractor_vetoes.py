@@ -107,6 +107,11 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("temporary", ("Oh, I've been to Paris yesterday!", "Paris", "profile/city"), ("我现在住在巴黎", "巴黎", "profile/city")),
     ("past", ("I used to have a dog back in Michigan", "Michigan", "profile/city"), ("I have a dog in Michigan where I live", "Michigan", "profile/city")),
     ("past", ("我以前在华为公司做销售", "华为公司", "profile/company"), ("我在华为公司做销售", "华为公司", "profile/company")),
+    ("past", ("I started as a driver down in Christchurch", "driver", "profile/role"),
+     ("I started as a driver and now I run the depot as manager", "manager", "profile/role")),
+    ("past", ("一开始我是做销售的", "销售", "profile/role"), ("一开始做销售，现在做产品经理", "产品经理", "profile/role")),
+    ("past", ("去年夏天从长春搬过来的", "长春", "profile/city"), ("去年夏天搬到长春的", "长春", "profile/city")),
+    ("past", ("I moved from Lyon to Paris", "Lyon", "fact/relocation"), ("I moved from Lyon to Paris", "Paris", "fact/relocation")),
     ("shape", ("I'm thirty years old and I work at a supermarket", "thirty years", "profile/seniority"), ("I have 12 years of experience in audit", "12 years", "profile/seniority")),
 ])
 def test_value_veto(code, vetoed, kept):

@@ -150,8 +150,12 @@ _ANSWER_OBJECT = re.compile(
     r"|slides?|decks?|outlines?|translations?|preamble|caveats?|disclaimers?|details?|steps?|numbers?|figures?|headings?)\b", re.I)
 # Someone else's role: "The producer gave me advice", "my manager is ..." (not "I'm the producer").
 _OTHERS_ROLE_BEFORE = re.compile(r"(?<!i'm )(?<!i am )(?<!as )\b(?:the|my|our|his|her|their|your)\s+$", re.I)
-_PAST_STATE = re.compile(r"以前|之前|曾经|原来|过去|当年|\b(?:used to|back in|formerly|previously|lost my job|laid off"
-                         r"|where i'?m from|i'?m from|grew up|was born)\b", re.I)
+_PAST_STATE = re.compile(r"以前|之前|曾经|原来|过去|当年|一开始|刚开始|起初|刚入行|刚工作"
+                         r"|\b(?:used to|back in|formerly|previously|lost my job|laid off"
+                         r"|where i'?m from|i'?m from|grew up|was born|started (?:out |off )?as|started off)\b", re.I)
+_NOW_CUE = re.compile(r"现在|目前|如今|\b(?:now|currently|these days|today)\b", re.I)
+# The place a move started from is not where the user lives now: "从长春搬过来", "moved from Lyon to Paris".
+_ORIGIN_BEFORE = re.compile(r"(?:从|自)\s*$|\b(?:from|left|leaving)\s+$", re.I)
 _WORK_CONTEXT = re.compile(r"工作|经验|干了|入行|从业|职级|级别|岗|资深|高级|初级|中级|\b(?:work\w*|experience|career|job|industry|field|role"
                            r"|position|level|senior|junior|principal|staff|lead|intern|in (?:the )?(?:business|trade)|as an?)\b"
                            r"|\byears?\s+(?:in|at|as|with|on)\b|年的?(?:经验|工龄)", re.I)
@@ -179,8 +183,11 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return "third_party"
     if label in ("profile/city", "fact/relocation") and _TRIP.search(sent):
         return "temporary"  # a trip is not where the user lives
-    if label.startswith("profile/") and _PAST_STATE.search(before):
-        return "past"  # "I used to have a dog back in Michigan", "I lost my job at the company"
+    if label in ("profile/city", "fact/relocation") and _ORIGIN_BEFORE.search(before):
+        return "past"  # the origin of a move
+
+    if label.startswith("profile/") and _PAST_STATE.search(_NOW_CUE.split(before)[-1]):
+        return "past"  # "I used to have a dog back in Michigan"; not after "现在/now": "一开始做销售，现在做产品"
     if label == "profile/seniority" and not (_WORK_CONTEXT.search(sent) and not _AGE.search(text[end:end + 12])):
         return "shape"  # "thirty years old", "my youngest is almost 10 years old" are ages
     if label in ("preference/instruction", "preference/tone") and not (
