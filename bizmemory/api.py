@@ -1,7 +1,8 @@
 """API root and the JSON error format shared by every endpoint.
 
 Errors are ``{"error": {"code": "...", "message": "...", "field": "..."}}``
-with a 4xx status; a validation error names the first offending field.
+with a 4xx status; a validation error names the first offending field. Platform ids are
+read with :class:`ExternalIdField` (never trimmed).
 """
 
 from drf_spectacular.types import OpenApiTypes
@@ -46,6 +47,35 @@ def exception_handler(exc, context):
         body = {"code": code, "message": str(getattr(exc, "detail", exc)), "field": field}
     response.data = {"error": body}
     return response
+
+
+# --------------------------------------------------------------------------
+# Platform identifiers: compared exactly, never trimmed.
+# --------------------------------------------------------------------------
+
+SURROUNDING_WHITESPACE = "must not start or end with whitespace (ids are compared exactly, never trimmed)"
+
+
+class ExternalIdField(serializers.CharField):
+    """A platform identifier (user id, session id) in a request: taken exactly as sent.
+
+    DRF's ``CharField`` strips surrounding whitespace by default, which quietly made ``"bob "``
+    the account ``bob``. This field never trims: a value that starts or ends with whitespace
+    (``str.strip`` semantics, so also tabs, newlines, U+3000) is a 400 naming the field, the same
+    rule ``profiles.services.user_ensure`` and ``consolidation.ingest`` apply (issue 14). Case and
+    accents are significant everywhere ("Alice" and "alice" are two ids); on MySQL/MariaDB the
+    columns are byte-exact (checks bizmemory.E040 / E041).
+    """
+
+    def __init__(self, **kwargs):
+        kwargs["trim_whitespace"] = False
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value != value.strip():
+            raise serializers.ValidationError(SURROUNDING_WHITESPACE)
+        return value
 
 
 class FieldNotFound(exceptions.NotFound):

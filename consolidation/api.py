@@ -10,7 +10,7 @@ from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bizmemory.api import ErrorOut
+from bizmemory.api import ErrorOut, ExternalIdField
 from profiles.permissions import HasIngestKey, require_agent_allowed
 
 from .ingest import (
@@ -62,9 +62,20 @@ class MessageIn(StrictSerializer):
     )
 
 
+USER_HELP = (
+    "Platform user id, 1-150 characters, compared exactly: case and accents matter (\"alice\" and "
+    "\"Alice\" are two users) and it is never trimmed (leading or trailing whitespace is a 400 naming "
+    "user). Staff accounts are refused."
+)
+SESSION_HELP = (
+    "The platform's session id, 1-128 characters without '/', whitespace or control characters, "
+    "compared exactly (case matters) and never trimmed."
+)
+
+
 class MessagesIn(StrictSerializer):
-    user = serializers.CharField(max_length=150)
-    session = serializers.CharField(max_length=128)
+    user = ExternalIdField(max_length=150, help_text=USER_HELP)
+    session = ExternalIdField(max_length=128, help_text=SESSION_HELP)
     agent = serializers.SlugField(max_length=64, default="main")
     session_kind = serializers.ChoiceField(choices=SessionKind.values, default=SessionKind.CHAT)
     temporary = serializers.BooleanField(default=False)
@@ -111,7 +122,9 @@ class MessagesView(APIView):
     closed and its messages are extracted regardless of the throttle. Roles: ``user``,
     ``assistant``, ``tool``, ``system``, ``developer``; system and developer turns (the
     platform's prompts) are stored but never read for memory, indexed for search, quoted
-    into a context or shown to the user. Errors: 400 naming
+    into a context or shown to the user. ``user`` and ``session`` are taken exactly, never
+    trimmed (a user id with surrounding whitespace is a 400 naming ``user``; issue 14).
+    Errors: 400 naming
     the field; 409 naming ``messages[i].message_id`` when that id already names a different
     message; nothing of the batch is stored then.
     """

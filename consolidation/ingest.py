@@ -106,7 +106,9 @@ def messages_ingest(
     """Store ``messages`` for a session, creating user, agent and session on first sight.
 
     Inputs: platform ids (``user_id``, ``session_id``, ``agent`` slug), the session
-    kind (``chat``/``scheduled``) and whether it is ``temporary``. A message's role is
+    kind (``chat``/``scheduled``) and whether it is ``temporary``. Ids are taken exactly,
+    never trimmed (issue 14): a user id with surrounding whitespace or a session id with
+    whitespace, ``/`` or control characters is an ``IngestError``. A message's role is
     ``user``, ``assistant``, ``tool``, ``system`` or ``developer``; system and developer
     turns are stored but are never a memory source (extraction skips them). Returns the
     session and the messages this call stored, in order (a message whose

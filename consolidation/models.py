@@ -12,7 +12,8 @@ class SessionKind(models.TextChoices):
 class Session(models.Model):
     """A conversation between a user and the platform.
 
-    ``external_id`` is the platform's session id. ``watermark`` is the id of the
+    ``external_id`` is the platform's session id, compared exactly (byte-wise on
+    MariaDB/MySQL: migration 0010, check bizmemory.E041). ``watermark`` is the id of the
     last message extraction has processed (0 = none). ``lock_token`` and
     ``locked_until`` implement the per-session extraction lease. A
     ``temporary`` session (private window) neither reads nor writes memory.
@@ -69,7 +70,8 @@ class Message(models.Model):
     # expert, quarantined PII, tool output, cleared by the user); null = not processed yet.
     memory_source = models.BooleanField(null=True, blank=True)
     # NULLs are distinct in a unique index on SQLite, PostgreSQL and MariaDB, so messages
-    # without an id never collide; MariaDB/MySQL compare it byte-wise (migration 0006).
+    # without an id never collide; MariaDB/MySQL compare it byte-wise (migration 0006, check
+    # bizmemory.E041).
     external_id = models.CharField(max_length=128, null=True, blank=True)
 
     class Meta:

@@ -16,7 +16,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bizmemory.api import ErrorOut, FieldNotFound
+from bizmemory.api import ErrorOut, ExternalIdField, FieldNotFound
 
 from .mcp_server import tool_manifest
 from .models import MemoryDocument, MemoryItem
@@ -27,10 +27,14 @@ from .selectors import SessionNotFound, memory_access_reason, memory_context, me
 
 
 class ReadQuery(serializers.Serializer):
-    user = serializers.CharField(max_length=150, help_text="Platform user id.")
-    agent = serializers.SlugField(max_length=64, help_text="Calling agent or expert slug.")
-    session = serializers.CharField(max_length=128, required=False,
-                                    help_text="Current session id (one of the user's); a temporary session reads nothing.")
+    """Query parameters every read names; ids are compared exactly and never trimmed."""
+
+    user = ExternalIdField(max_length=150, help_text="Platform user id, compared exactly (case and accents "
+                           "matter); never trimmed: leading or trailing whitespace is a 400 naming user.")
+    agent = serializers.SlugField(max_length=64, help_text="Calling agent or expert slug (case matters).")
+    session = ExternalIdField(max_length=128, required=False,
+                              help_text="Current session id (one of the user's, compared exactly); a temporary "
+                              "session reads nothing.")
     temporary = serializers.BooleanField(required=False, default=False, help_text="The caller is in a temporary session.")
 
 

@@ -22,6 +22,15 @@ def test_it_refuses_a_session_of_another_user_and_stores_nothing(db, t0):
     assert Message.objects.count() == 1
 
 
+@pytest.mark.parametrize("bad", ["bob ", " bob", "bob\n", "\u3000bob"])
+def test_a_user_id_with_surrounding_whitespace_is_refused_never_trimmed(db, t0, bad):
+    post_turns("bob", "s1", [("user", "hi")], start=t0)
+    with pytest.raises(IngestError) as err:
+        post_turns(bad, "s2", [("user", "hello")], start=t0)
+    assert err.value.field == "user"
+    assert Message.objects.count() == 1 and Session.objects.count() == 1
+
+
 def test_it_names_the_bad_field(db, t0):
     with pytest.raises(IngestError) as err:
         messages_ingest(user_id="u1", session_id="s1", messages=[IncomingMessage(role="robot", content="x")], enqueue=False)
