@@ -136,29 +136,3 @@ class ApiNotFound(APIView):
 
     def initial(self, request, *args, **kwargs):
         raise exceptions.NotFound(f"no API endpoint at {request.path}")
-
-
-# --------------------------------------------------------------------------
-# OpenAPI for the session-end view (drf-spectacular view extension); the messages
-# view declares its schema itself (consolidation/api.py).
-# --------------------------------------------------------------------------
-
-from drf_spectacular.extensions import OpenApiViewExtension  # noqa: E402
-
-
-class _SessionEndOut(serializers.Serializer):
-    session = serializers.CharField()
-    ended_at = serializers.DateTimeField(allow_null=True)
-
-
-class SessionEndViewSchema(OpenApiViewExtension):
-    target_class = "consolidation.api.SessionEndView"
-
-    def view_replacement(self):
-        class Fixed(self.target_class):
-            @extend_schema(operation_id="session_end", request=None,
-                           responses={202: _SessionEndOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut})
-            def post(self, request, session_id: str):
-                return super().post(request, session_id)  # pragma: no cover - schema only
-
-        return Fixed

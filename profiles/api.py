@@ -33,8 +33,8 @@ class ReadQuery(serializers.Serializer):
                            "matter); never trimmed: leading or trailing whitespace is a 400 naming user.")
     agent = serializers.SlugField(max_length=64, help_text="Calling agent or expert slug (case matters).")
     session = ExternalIdField(max_length=128, required=False,
-                              help_text="Current session id (one of the user's, compared exactly); a temporary "
-                              "session reads nothing.")
+                              help_text="Current session id, one of this user's (session ids are per user: "
+                              "another user's id is unknown here, 404); a temporary session reads nothing.")
     temporary = serializers.BooleanField(required=False, default=False, help_text="The caller is in a temporary session.")
 
 
@@ -140,8 +140,9 @@ class _ReadView(APIView):
     def read_args(self, request) -> tuple[dict, object, bool]:
         """Validate the query string; returns ``(data, user, temporary)``.
 
-        Raises 400 (bad field), 403 (key limited to other agents, field ``agent``) or
-        404 (unknown user, or a session that is not this user's: field ``user``/``session``).
+        Raises 400 (bad field), 403 (key limited to other agents, field ``agent``) or 404
+        (unknown user, field ``user``; a session id this user does not have — unknown, or
+        another user's: field ``session``).
         """
         q = self.query_serializer(data=request.query_params)
         q.is_valid(raise_exception=True)
