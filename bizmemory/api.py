@@ -1,13 +1,17 @@
 """API root and the JSON error format shared by every endpoint.
 
 Errors are ``{"error": {"code": "...", "message": "...", "field": "..."}}``
-with a 4xx status; a validation error names the first offending field. Platform ids are
-read with :class:`ExternalIdField` (never trimmed).
+with a 4xx status; a validation error names the first offending field. Every API view
+(:class:`ApiView`) refuses a repeated query parameter, and platform ids are read with
+:class:`ExternalIdField` (never trimmed).
 """
+
+import json
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
@@ -50,7 +54,7 @@ def exception_handler(exc, context):
 
 
 # --------------------------------------------------------------------------
-# Platform identifiers: compared exactly, never trimmed.
+# Platform identifiers and query strings: compared exactly, given once.
 # --------------------------------------------------------------------------
 
 SURROUNDING_WHITESPACE = "must not start or end with whitespace (ids are compared exactly, never trimmed)"
@@ -78,6 +82,40 @@ class ExternalIdField(serializers.CharField):
         return value
 
 
+REPEATED_PARAMETER = "is given more than once; send each query parameter once"
+
+
+def query_params_single(request) -> None:
+    """Refuse a query string that repeats a parameter (``?user=alice&user=bob``).
+
+    Input: a DRF request. Raises ``ValidationError`` (400 ``{"error": {"code": "invalid",
+    "field": <name>}}``) naming the first parameter given more than once, whatever the endpoint
+    reads: last-wins (DRF's ``QueryDict.get``) would let a proxy and the service disagree on which
+    user a request is for (issue 14). Returns None otherwise.
+    """
+    for name, values in request.query_params.lists():
+        if len(values) > 1:
+            raise exceptions.ValidationError({name if name.isidentifier() else json.dumps(name): [REPEATED_PARAMETER]})
+
+
+class SingleQueryValues:
+    """Mixin for every API view: after authentication, permissions and throttles (so a missing key
+    is still a 403), a repeated query parameter is a 400 naming it (:func:`query_params_single`).
+    The error is JSON also on the schema (YAML) and the HTML docs pages."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        try:
+            query_params_single(request)
+        except exceptions.ValidationError:
+            request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
+            raise
+
+
+class ApiView(SingleQueryValues, APIView):
+    """Base of BizMemory's API views: a DRF ``APIView`` refusing repeated query parameters."""
+
+
 class FieldNotFound(exceptions.NotFound):
     """404 naming the request field whose value was not found (rendered as ``error.field``)."""
 
@@ -101,7 +139,7 @@ class ErrorOut(serializers.Serializer):
     error = ErrorBodyOut()
 
 
-class ApiRoot(APIView):
+class ApiRoot(ApiView):
     """Index of API v1 endpoints (no key needed)."""
 
     permission_classes = []

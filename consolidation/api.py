@@ -8,9 +8,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from bizmemory.api import ErrorOut, ExternalIdField, FieldNotFound
+from bizmemory.api import ApiView, ErrorOut, ExternalIdField, FieldNotFound
 from profiles.permissions import HasIngestKey, require_agent_allowed
 
 from .ingest import (
@@ -113,7 +112,7 @@ class Conflict(APIException):
         self.field = field
 
 
-class MessagesView(APIView):
+class MessagesView(ApiView):
     """POST /api/v1/messages — store messages of one session (body: ``MessagesIn``).
 
     Returns 201 ``{"session", "message_ids", "watermark", "results"}``: one row id and one
@@ -194,7 +193,7 @@ class SessionEndOut(serializers.Serializer):
     ended_at = serializers.DateTimeField(allow_null=True)
 
 
-class SessionEndView(APIView):
+class SessionEndView(ApiView):
     """POST /api/v1/sessions/<session>/end — close one of a user's sessions (body: ``SessionEndIn``,
     ``{"user": <platform user id>}``, required).
 

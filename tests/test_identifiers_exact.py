@@ -71,7 +71,7 @@ def test_session_ids_and_agent_slugs_differing_in_case_are_distinct(api_keys):
 
 def test_the_schema_states_the_rule_for_user_and_session_ids(db):
     schema = APIClient().get("/api/v1/schema/", HTTP_ACCEPT="application/json").json()
-    assert "never trimmed" in schema["info"]["description"]
+    assert "never trimmed" in schema["info"]["description"] and "more than once" in schema["info"]["description"]
     messages_in = schema["components"]["schemas"]["MessagesIn"]["properties"]
     assert "never trimmed" in messages_in["user"]["description"]
     assert "Scoped to the user" in messages_in["session"]["description"]

@@ -115,6 +115,9 @@ def test_hand_written_bad_bodies_get_4xx_json_naming_the_field(stack_factory, ap
         r = post(body)
         assert r.status_code == 400, (name, r.status_code, r.text[:300])
         assert r.json()["error"]["field"] == field, (name, r.json())
+    r = requests.post(f"{url}?user=fuzz-owner&user=fuzz-intruder", data=json.dumps({**SEED, "session": "fz-11"}),
+                      headers=h, timeout=60)
+    assert r.status_code == 400 and r.json()["error"]["field"] == "user", r.text[:300]
     # Session ids are per user: the owner's id under another user is that user's own session.
     r = post(json.dumps({**SEED, "user": "fuzz-intruder", "end_session": False}))
     assert r.status_code == 201, r.text[:300]
@@ -135,5 +138,5 @@ def test_hand_written_bad_bodies_get_4xx_json_naming_the_field(stack_factory, ap
 
     unknown = post(json.dumps({**SEED, "session": "fz-10", "surprise": 1}))
     assert unknown.status_code in (201, 400), unknown.text[:300]  # reported: unknown fields are ignored today
-    assert not Message.objects.filter(session__external_id__in=[f"fz-{i}" for i in range(1, 10)]).exists()
+    assert not Message.objects.filter(session__external_id__in=[f"fz-{i}" for i in [*range(1, 10), 11]]).exists()
     assert _state() == before
