@@ -117,7 +117,7 @@ def ingest_client(cid: int, url: str, key: str, users: int, stop: threading.Even
         _, status = _call(rec, "POST /api/v1/messages", lambda: s.post(f"{url}/api/v1/messages", json=body, timeout=30))
         (acked if status == 201 else unacked).extend(ids)
         if status == 201:
-            sessions.add(session)
+            sessions.add((user, session))
         n += 1
 
 
@@ -220,9 +220,11 @@ def main(argv=None) -> int:
             t.join()
         elapsed = time.monotonic() - started
 
-        def end_one(session):
+        def end_one(user_session):
+            user, session = user_session  # session ids are per user: the end names the user
             _call(rec, "POST /api/v1/sessions/<s>/end", lambda: requests.post(
-                f"{url}/api/v1/sessions/{session}/end", headers={"X-Api-Key": ingest_key}, timeout=30))
+                f"{url}/api/v1/sessions/{session}/end", json={"user": user}, headers={"X-Api-Key": ingest_key},
+                timeout=30))
 
         with ThreadPoolExecutor(args.ingest) as pool:
             list(pool.map(end_one, sorted(sessions)))

@@ -1,12 +1,17 @@
 """API root and the JSON error format shared by every endpoint.
 
 Errors are ``{"error": {"code": "...", "message": "...", "field": "..."}}``
-with a 4xx status; a validation error names the first offending field.
+with a 4xx status; a validation error names the first offending field. Every API view
+(:class:`ApiView`) refuses a repeated query parameter, and platform ids are read with
+:class:`ExternalIdField` (never trimmed).
 """
+
+import json
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
@@ -48,6 +53,69 @@ def exception_handler(exc, context):
     return response
 
 
+# --------------------------------------------------------------------------
+# Platform identifiers and query strings: compared exactly, given once.
+# --------------------------------------------------------------------------
+
+SURROUNDING_WHITESPACE = "must not start or end with whitespace (ids are compared exactly, never trimmed)"
+
+
+class ExternalIdField(serializers.CharField):
+    """A platform identifier (user id, session id) in a request: taken exactly as sent.
+
+    DRF's ``CharField`` strips surrounding whitespace by default, which quietly made ``"bob "``
+    the account ``bob``. This field never trims: a value that starts or ends with whitespace
+    (``str.strip`` semantics, so also tabs, newlines, U+3000) is a 400 naming the field, the same
+    rule ``profiles.services.user_ensure`` and ``consolidation.ingest`` apply (issue 14). Case and
+    accents are significant everywhere ("Alice" and "alice" are two ids); on MySQL/MariaDB the
+    columns are byte-exact (checks bizmemory.E040 / E041).
+    """
+
+    def __init__(self, **kwargs):
+        kwargs["trim_whitespace"] = False
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value != value.strip():
+            raise serializers.ValidationError(SURROUNDING_WHITESPACE)
+        return value
+
+
+REPEATED_PARAMETER = "is given more than once; send each query parameter once"
+
+
+def query_params_single(request) -> None:
+    """Refuse a query string that repeats a parameter (``?user=alice&user=bob``).
+
+    Input: a DRF request. Raises ``ValidationError`` (400 ``{"error": {"code": "invalid",
+    "field": <name>}}``) naming the first parameter given more than once, whatever the endpoint
+    reads: last-wins (DRF's ``QueryDict.get``) would let a proxy and the service disagree on which
+    user a request is for (issue 14). Returns None otherwise.
+    """
+    for name, values in request.query_params.lists():
+        if len(values) > 1:
+            raise exceptions.ValidationError({name if name.isidentifier() else json.dumps(name): [REPEATED_PARAMETER]})
+
+
+class SingleQueryValues:
+    """Mixin for every API view: after authentication, permissions and throttles (so a missing key
+    is still a 403), a repeated query parameter is a 400 naming it (:func:`query_params_single`).
+    The error is JSON also on the schema (YAML) and the HTML docs pages."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        try:
+            query_params_single(request)
+        except exceptions.ValidationError:
+            request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
+            raise
+
+
+class ApiView(SingleQueryValues, APIView):
+    """Base of BizMemory's API views: a DRF ``APIView`` refusing repeated query parameters."""
+
+
 class FieldNotFound(exceptions.NotFound):
     """404 naming the request field whose value was not found (rendered as ``error.field``)."""
 
@@ -71,7 +139,7 @@ class ErrorOut(serializers.Serializer):
     error = ErrorBodyOut()
 
 
-class ApiRoot(APIView):
+class ApiRoot(ApiView):
     """Index of API v1 endpoints (no key needed)."""
 
     permission_classes = []
@@ -106,29 +174,3 @@ class ApiNotFound(APIView):
 
     def initial(self, request, *args, **kwargs):
         raise exceptions.NotFound(f"no API endpoint at {request.path}")
-
-
-# --------------------------------------------------------------------------
-# OpenAPI for the session-end view (drf-spectacular view extension); the messages
-# view declares its schema itself (consolidation/api.py).
-# --------------------------------------------------------------------------
-
-from drf_spectacular.extensions import OpenApiViewExtension  # noqa: E402
-
-
-class _SessionEndOut(serializers.Serializer):
-    session = serializers.CharField()
-    ended_at = serializers.DateTimeField(allow_null=True)
-
-
-class SessionEndViewSchema(OpenApiViewExtension):
-    target_class = "consolidation.api.SessionEndView"
-
-    def view_replacement(self):
-        class Fixed(self.target_class):
-            @extend_schema(operation_id="session_end", request=None,
-                           responses={202: _SessionEndOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut})
-            def post(self, request, session_id: str):
-                return super().post(request, session_id)  # pragma: no cover - schema only
-
-        return Fixed

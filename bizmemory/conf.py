@@ -338,6 +338,14 @@ CHECKS: tuple[Check, ...] = (
     Check("bizmemory.E031", "profiles", ("EMBEDDER", "EMBEDDER_OPENAI_BASE_URL", "EMBEDDER_OPENAI_MODEL"),
           _("openai needs BIZMEMORY_EMBEDDER_OPENAI_BASE_URL and _MODEL"),
           "Set both, or choose BIZMEMORY_EMBEDDER=use or hashing."),
+    Check("bizmemory.E040", "profiles", ("DATABASE_URL",),
+          _("user ids and agent slugs byte-exact on MySQL/MariaDB"),
+          "The column lost the binary no-pad collation its migration set (a restored dump, a manual ALTER, "
+          "a later migration altering the field): run the ALTER TABLE the message gives."),
+    Check("bizmemory.E041", "consolidation", ("DATABASE_URL",),
+          _("session and message ids byte-exact on MySQL/MariaDB"),
+          "The column lost the binary no-pad collation its migration set (a restored dump, a manual ALTER, "
+          "a later migration altering the field): run the ALTER TABLE the message gives."),
     Check("bizmemory.W001", "bizmemory", ("SECRET_KEY",), _("not the development default, with check --deploy"),
           "Set SECRET_KEY (or SECRET_KEY_FILE) to a long random string."),
 )

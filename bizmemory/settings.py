@@ -167,7 +167,10 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "BizMemory API",
     "DESCRIPTION": "Long-term memory for AI agents. Send an API key as the X-Api-Key header: scope 'ingest' "
-    "writes conversations, scope 'read' reads memory. Errors: {\"error\": {\"code\", \"message\", \"field\"}}.",
+    "writes conversations, scope 'read' reads memory. Errors: {\"error\": {\"code\", \"message\", \"field\"}}. "
+    "Ids (user, session, message, agent) are compared exactly and never trimmed: a user or session id with "
+    "leading or trailing whitespace is a 400 naming the field. Session ids are unique per user. A query "
+    "parameter given more than once is a 400 naming it.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": r"/api/v[0-9]+",

@@ -8,7 +8,21 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from profiles.api import ContextView, MemoryGetView, MemorySearchView, ToolsView
 from profiles.views import my_memory
 
-from .api import ApiNotFound, ApiRoot
+from .api import ApiNotFound, ApiRoot, SingleQueryValues
+
+
+# The schema and docs pages read query parameters too (?format=, ?lang=): given once, like every API view.
+class SchemaView(SingleQueryValues, SpectacularAPIView):
+    pass
+
+
+class SwaggerView(SingleQueryValues, SpectacularSwaggerView):
+    pass
+
+
+class RedocView(SingleQueryValues, SpectacularRedocView):
+    pass
+
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -26,8 +40,8 @@ urlpatterns = [
     path("api/v1/memory/search", MemorySearchView.as_view(), name="api-memory-search"),
     path("api/v1/memory", MemoryGetView.as_view(), name="api-memory-get"),
     path("api/v1/tools", ToolsView.as_view(), name="api-tools"),
-    path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/v1/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("api/v1/schema/", SchemaView.as_view(), name="api-schema"),
+    path("api/v1/docs/", SwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/v1/redoc/", RedocView.as_view(url_name="api-schema"), name="api-redoc"),
     re_path(r"^api/", ApiNotFound.as_view(), name="api-not-found"),  # last: unknown API paths get a JSON 404
 ]

@@ -6,11 +6,10 @@ import json
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotFound, ValidationError
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from bizmemory.api import ErrorOut
+from bizmemory.api import ApiView, ErrorOut, ExternalIdField, FieldNotFound
 from profiles.permissions import HasIngestKey, require_agent_allowed
 
 from .ingest import (
@@ -22,8 +21,9 @@ from .ingest import (
     IngestError,
     messages_ingest_outcome,
     session_end,
+    session_find,
 )
-from .models import MessageRole, Session, SessionKind
+from .models import MessageRole, SessionKind
 
 
 # How far a message's created_at may run ahead of the server's clock (platform clock skew);
@@ -62,9 +62,20 @@ class MessageIn(StrictSerializer):
     )
 
 
+USER_HELP = (
+    "Platform user id, 1-150 characters, compared exactly: case and accents matter (\"alice\" and "
+    "\"Alice\" are two users) and it is never trimmed (leading or trailing whitespace is a 400 naming "
+    "user). Staff accounts are refused."
+)
+SESSION_HELP = (
+    "The platform's session id, 1-128 characters without '/', whitespace or control characters, "
+    "compared exactly. Scoped to the user: the same id under another user is that user's own session."
+)
+
+
 class MessagesIn(StrictSerializer):
-    user = serializers.CharField(max_length=150)
-    session = serializers.CharField(max_length=128)
+    user = ExternalIdField(max_length=150, help_text=USER_HELP)
+    session = ExternalIdField(max_length=128, help_text=SESSION_HELP)
     agent = serializers.SlugField(max_length=64, default="main")
     session_kind = serializers.ChoiceField(choices=SessionKind.values, default=SessionKind.CHAT)
     temporary = serializers.BooleanField(default=False)
@@ -101,7 +112,7 @@ class Conflict(APIException):
         self.field = field
 
 
-class MessagesView(APIView):
+class MessagesView(ApiView):
     """POST /api/v1/messages — store messages of one session (body: ``MessagesIn``).
 
     Returns 201 ``{"session", "message_ids", "watermark", "results"}``: one row id and one
@@ -111,7 +122,10 @@ class MessagesView(APIView):
     closed and its messages are extracted regardless of the throttle. Roles: ``user``,
     ``assistant``, ``tool``, ``system``, ``developer``; system and developer turns (the
     platform's prompts) are stored but never read for memory, indexed for search, quoted
-    into a context or shown to the user. Errors: 400 naming
+    into a context or shown to the user. ``user`` and ``session`` are taken exactly, never
+    trimmed (a user id with surrounding whitespace is a 400 naming ``user``), and a session
+    id belongs to its user: another user's session with the same id is a separate session,
+    never this one (issue 14). Errors: 400 naming
     the field; 409 naming ``messages[i].message_id`` when that id already names a different
     message; nothing of the batch is stored then.
     """
@@ -165,15 +179,46 @@ class MessagesView(APIView):
         )
 
 
-class SessionEndView(APIView):
-    """POST /api/v1/sessions/<session>/end — close a session; remaining messages are extracted."""
+class SessionEndIn(StrictSerializer):
+    user = ExternalIdField(
+        max_length=150,
+        help_text="The platform user id the session belongs to (required: session ids are unique per user "
+        "only), compared exactly and never trimmed. The user's other sessions, and other users' sessions "
+        "with the same id, are left alone; an unknown user is answered like an unknown session (404).",
+    )
+
+
+class SessionEndOut(serializers.Serializer):
+    session = serializers.CharField()
+    ended_at = serializers.DateTimeField(allow_null=True)
+
+
+class SessionEndView(ApiView):
+    """POST /api/v1/sessions/<session>/end — close one of a user's sessions (body: ``SessionEndIn``,
+    ``{"user": <platform user id>}``, required).
+
+    Session ids are unique per user (issue 14), so the request names the user and only that
+    user's session is ended; its remaining messages are extracted regardless of the throttle.
+    Returns 202 ``{"session", "ended_at"}`` (ending an ended session again keeps its first
+    ``ended_at``). Errors: 400 naming ``user`` (missing, or with surrounding whitespace); 403
+    (not an ingest key, or a key limited to other agents: field ``agent``); 404 naming
+    ``session`` when the user has no session with this id — an unknown user and another
+    user's session id are answered exactly alike.
+    """
 
     permission_classes = [HasIngestKey]
 
+    @extend_schema(
+        operation_id="session_end",
+        request=SessionEndIn,
+        responses={202: SessionEndOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut},
+    )
     def post(self, request, session_id: str):
-        session = Session.objects.filter(external_id=session_id).first()
+        s = SessionEndIn(data=request.data)
+        s.is_valid(raise_exception=True)
+        session = session_find(user_id=s.validated_data["user"], session_id=session_id)
         if session is None:
-            raise NotFound("unknown session")
+            raise FieldNotFound("unknown session", field="session")
         require_agent_allowed(request, session.agent.slug)
         session_end(session=session)
         return Response({"session": session.external_id, "ended_at": session.ended_at}, status=status.HTTP_202_ACCEPTED)

@@ -106,7 +106,10 @@ def messages_ingest(
     """Store ``messages`` for a session, creating user, agent and session on first sight.
 
     Inputs: platform ids (``user_id``, ``session_id``, ``agent`` slug), the session
-    kind (``chat``/``scheduled``) and whether it is ``temporary``. A message's role is
+    kind (``chat``/``scheduled``) and whether it is ``temporary``. Ids are taken exactly,
+    never trimmed (issue 14): a user id with surrounding whitespace or a session id with
+    whitespace, ``/`` or control characters is an ``IngestError``. Session ids are scoped to
+    the user: the same ``session_id`` under another user is that user's own session. A message's role is
     ``user``, ``assistant``, ``tool``, ``system`` or ``developer``; system and developer
     turns are stored but are never a memory source (extraction skips them). Returns the
     session and the messages this call stored, in order (a message whose
@@ -183,12 +186,12 @@ def _ingest_once(*, user_id, session_id, messages, agent, session_kind, temporar
         # and so memory, under a staff account (give an admin a separate platform identity).
         raise IngestError("user", "names a staff account; memory is kept for platform end users only")
     owner = agent_ensure(slug=agent, is_entry=(agent == "main"))
+    # Session ids are the user's own namespace: another user's "s1" is another session, and
+    # nothing here tells the caller that it exists.
     session, created = Session.objects.get_or_create(
-        external_id=session_id,
-        defaults={"user": user, "agent": owner, "kind": session_kind, "temporary": temporary, "started_at": now},
+        user=user, external_id=session_id,
+        defaults={"agent": owner, "kind": session_kind, "temporary": temporary, "started_at": now},
     )
-    if session.user_id != user.pk:
-        raise IngestError("session", "belongs to another user")
     if not created and (session.kind != session_kind or session.temporary != temporary):
         raise IngestError("session_kind", "differs from the kind the session was created with")
     ids = sorted({m.message_id for m in messages if m.message_id is not None})
@@ -232,6 +235,20 @@ def _ingest_once(*, user_id, session_id, messages, agent, session_kind, temporar
 
         enqueue_extraction(session_id=session.pk, trigger="ingest")
     return IngestOutcome(session=session, messages=out, statuses=statuses)
+
+
+def session_find(*, user_id: str, session_id: str) -> Session | None:
+    """The session the platform calls ``session_id`` for its user ``user_id``, or None.
+
+    Inputs: the platform's user id and session id, both compared exactly. Session ids are
+    unique per user only (issue 14), so the lookup always names the user: an unknown user,
+    an unknown id and another user's id all give None, and the caller answers them alike.
+    """
+    return (
+        Session.objects.select_related("agent")
+        .filter(user__username=user_id, external_id=session_id)
+        .first()
+    )
 
 
 @transaction.atomic

@@ -12,13 +12,16 @@ class SessionKind(models.TextChoices):
 class Session(models.Model):
     """A conversation between a user and the platform.
 
-    ``external_id`` is the platform's session id. ``watermark`` is the id of the
+    ``external_id`` is the platform's session id, unique per user (issue 14, migration 0011):
+    two users may use the same id for two sessions, and every lookup by id names the user, so
+    another user's id behaves like an unknown one. It is compared exactly (byte-wise on
+    MariaDB/MySQL: migration 0010, check bizmemory.E041). ``watermark`` is the id of the
     last message extraction has processed (0 = none). ``lock_token`` and
     ``locked_until`` implement the per-session extraction lease. A
     ``temporary`` session (private window) neither reads nor writes memory.
     """
 
-    external_id = models.CharField(max_length=128, unique=True)
+    external_id = models.CharField(max_length=128)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_sessions")
     agent = models.ForeignKey("profiles.Agent", on_delete=models.PROTECT, related_name="sessions")
     kind = models.CharField(max_length=16, choices=SessionKind.choices, default=SessionKind.CHAT)
@@ -32,6 +35,7 @@ class Session(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["user", "started_at"], name="session_user_started")]
+        constraints = [models.UniqueConstraint(fields=["user", "external_id"], name="session_user_external_id_uniq")]
 
     def __str__(self) -> str:
         return self.external_id
@@ -69,7 +73,8 @@ class Message(models.Model):
     # expert, quarantined PII, tool output, cleared by the user); null = not processed yet.
     memory_source = models.BooleanField(null=True, blank=True)
     # NULLs are distinct in a unique index on SQLite, PostgreSQL and MariaDB, so messages
-    # without an id never collide; MariaDB/MySQL compare it byte-wise (migration 0006).
+    # without an id never collide; MariaDB/MySQL compare it byte-wise (migration 0006, check
+    # bizmemory.E041).
     external_id = models.CharField(max_length=128, null=True, blank=True)
 
     class Meta:

@@ -14,9 +14,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from bizmemory.api import ErrorOut, FieldNotFound
+from bizmemory.api import ApiView, ErrorOut, ExternalIdField, FieldNotFound
 
 from .mcp_server import tool_manifest
 from .models import MemoryDocument, MemoryItem
@@ -27,10 +26,15 @@ from .selectors import SessionNotFound, memory_access_reason, memory_context, me
 
 
 class ReadQuery(serializers.Serializer):
-    user = serializers.CharField(max_length=150, help_text="Platform user id.")
-    agent = serializers.SlugField(max_length=64, help_text="Calling agent or expert slug.")
-    session = serializers.CharField(max_length=128, required=False,
-                                    help_text="Current session id (one of the user's); a temporary session reads nothing.")
+    """Query parameters every read names. Each parameter is given once (a repeated one is a 400
+    naming it: ``bizmemory.api.ApiView``); ids are compared exactly and never trimmed."""
+
+    user = ExternalIdField(max_length=150, help_text="Platform user id, compared exactly (case and accents "
+                           "matter); never trimmed: leading or trailing whitespace is a 400 naming user.")
+    agent = serializers.SlugField(max_length=64, help_text="Calling agent or expert slug (case matters).")
+    session = ExternalIdField(max_length=128, required=False,
+                              help_text="Current session id, one of this user's (session ids are per user: "
+                              "another user's id is unknown here, 404); a temporary session reads nothing.")
     temporary = serializers.BooleanField(required=False, default=False, help_text="The caller is in a temporary session.")
 
 
@@ -128,7 +132,7 @@ class ToolsOut(serializers.Serializer):
     tools = ToolOut(many=True)
 
 
-class _ReadView(APIView):
+class _ReadView(ApiView):
     permission_classes = [HasReadKey]
     throttle_classes = [ApiKeyRateThrottle]
     query_serializer: type[ReadQuery] = ReadQuery
@@ -136,8 +140,9 @@ class _ReadView(APIView):
     def read_args(self, request) -> tuple[dict, object, bool]:
         """Validate the query string; returns ``(data, user, temporary)``.
 
-        Raises 400 (bad field), 403 (key limited to other agents, field ``agent``) or
-        404 (unknown user, or a session that is not this user's: field ``user``/``session``).
+        Raises 400 (bad field; a parameter given twice is refused before, in ``initial``), 403
+        (key limited to other agents, field ``agent``) or 404 (unknown user, field ``user``; a
+        session id this user does not have — unknown, or another user's: field ``session``).
         """
         q = self.query_serializer(data=request.query_params)
         q.is_valid(raise_exception=True)
@@ -244,7 +249,7 @@ class MemoryGetView(_ReadView):
         return Response(MemoryGetOut({**doc, "reason": reason, "item": None}).data)
 
 
-class ToolsView(APIView):
+class ToolsView(ApiView):
     """GET /api/v1/tools — the agent tools in OpenAI function-calling format: exactly
     ``memory_search`` and ``memory_get`` (no write tool). Read key required."""
 

@@ -56,10 +56,12 @@ class ConversationPort(Protocol):
         search. Returns the journal entries deleted."""
 
     def session_window(self, *, user_id: int, session_id: str, recent_max: int, older_max: int) -> SessionWindow | None:
-        """The turns of the user's session ``session_id`` (platform id), None when it is not theirs."""
+        """The turns of the user's session ``session_id`` (platform id, unique per user only), None
+        when the user has none by that id (another user's id is as unknown as a made-up one)."""
 
     def session_temporary(self, *, user_id: int, session_id: str) -> bool | None:
-        """Whether the user's session ``session_id`` is temporary; None when it is not theirs."""
+        """Whether the user's session ``session_id`` (platform id) is temporary; None when the user
+        has none by that id."""
 
     def sessions_info(self, *, user_id: int, session_ids: list[int]) -> dict[int, SessionInfo]:
         """``{session pk: SessionInfo}`` for those of ``session_ids`` that are the user's."""

@@ -26,13 +26,22 @@ from .versions import SnapshotNotFound, item_fields, snapshot_create, snapshot_i
 User = get_user_model()
 
 
+USER_ID_MAX = 150  # auth_user.username
+
+
 def user_ensure(*, external_id: str):
     """Return the Django user whose ``username`` is the platform's user id, creating it if missing.
 
-    Raises ``ValueError`` for an empty id or one over 150 characters.
+    The id is taken exactly (issue 14): never trimmed, case- and accent-sensitive on every
+    database ("alice", "Alice" and "josé" are three users; on MySQL/MariaDB the column is
+    byte-exact, migration ``profiles.0010`` and check bizmemory.E040). Raises ``ValueError``
+    for an id that is not a string of 1-150 characters or that starts or ends with whitespace
+    ("bob " would otherwise be a second account, or quietly ``bob`` where a layer trims).
     """
-    if not external_id or len(external_id) > 150:
-        raise ValueError("user id must be 1-150 characters")
+    if not isinstance(external_id, str) or not 1 <= len(external_id) <= USER_ID_MAX:
+        raise ValueError(f"user id must be 1-{USER_ID_MAX} characters")
+    if external_id != external_id.strip():
+        raise ValueError("user id must not start or end with whitespace (ids are compared exactly, never trimmed)")
     user, _ = User.objects.get_or_create(username=external_id)
     MemorySettings.objects.get_or_create(user=user)
     return user

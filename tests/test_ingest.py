@@ -14,12 +14,23 @@ def test_it_creates_user_session_and_messages_in_order(db, t0):
     assert session.watermark == 0
 
 
-def test_it_refuses_a_session_of_another_user_and_stores_nothing(db, t0):
-    post_turns("u1", "s1", [("user", "hi")], start=t0)
+def test_two_users_may_use_the_same_session_id_and_their_turns_never_mix(db, t0):
+    s1, _ = post_turns("u1", "s1", [("user", "hi")], start=t0)
+    s2, _ = post_turns("u2", "s1", [("user", "hello")], start=t0)  # not "belongs to another user"
+    again, _ = post_turns("u1", "s1", [("user", "still me")], start=t0)
+    assert s1.pk != s2.pk and again.pk == s1.pk
+    assert list(s1.messages.order_by("id").values_list("content", flat=True)) == ["hi", "still me"]
+    assert list(s2.messages.values_list("content", flat=True)) == ["hello"]
+    assert (s1.user.username, s2.user.username) == ("u1", "u2")
+
+
+@pytest.mark.parametrize("bad", ["bob ", " bob", "bob\n", "\u3000bob"])
+def test_a_user_id_with_surrounding_whitespace_is_refused_never_trimmed(db, t0, bad):
+    post_turns("bob", "s1", [("user", "hi")], start=t0)
     with pytest.raises(IngestError) as err:
-        post_turns("u2", "s1", [("user", "hello")], start=t0)
-    assert err.value.field == "session"
-    assert Message.objects.count() == 1
+        post_turns(bad, "s2", [("user", "hello")], start=t0)
+    assert err.value.field == "user"
+    assert Message.objects.count() == 1 and Session.objects.count() == 1
 
 
 def test_it_names_the_bad_field(db, t0):
@@ -234,7 +245,7 @@ def test_an_ingest_key_limited_to_some_agents_may_not_post_or_end_for_others(db)
     assert not Session.objects.exists()
     assert c.post("/api/v1/messages", _body(session="s-main"), format="json", HTTP_X_API_KEY=key).status_code == 201
     post_turns("u1", "s-other", [("user", "hi")], start=Session.objects.get().started_at, agent="sales")
-    r = c.post("/api/v1/sessions/s-other/end", HTTP_X_API_KEY=key)
+    r = c.post("/api/v1/sessions/s-other/end", {"user": "u1"}, format="json", HTTP_X_API_KEY=key)
     assert r.status_code == 403 and r.json()["error"]["field"] == "agent"
     assert Session.objects.get(external_id="s-other").ended_at is None
 

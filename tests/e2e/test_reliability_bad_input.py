@@ -41,7 +41,8 @@ def _seeded(st, api_keys):
 
 def _state():
     return (
-        sorted(Message.objects.filter(session__external_id="fuzz-s1").values_list("id", "content")),
+        sorted(Message.objects.filter(session__user__username="fuzz-owner", session__external_id="fuzz-s1")
+               .values_list("id", "content")),
         sorted(MemoryItem.objects.filter(user__username="fuzz-owner").values_list("id", "value", "valid_until")),
     )
 
@@ -108,12 +109,18 @@ def test_hand_written_bad_bodies_get_4xx_json_naming_the_field(stack_factory, ap
         "missing user": (json.dumps({"session": "fz-5", "messages": [ok_msg]}), "user"),
         "bad role": (json.dumps({**SEED, "session": "fz-6", "messages": [{"role": "robot", "content": "x"}]}),
                      "messages[0].role"),
-        "another user's session": (json.dumps({**SEED, "user": "fuzz-intruder"}), "session"),
+        "user id with trailing whitespace": (json.dumps({**SEED, "user": "fuzz-owner "}), "user"),
     }
     for name, (body, field) in cases.items():
         r = post(body)
         assert r.status_code == 400, (name, r.status_code, r.text[:300])
         assert r.json()["error"]["field"] == field, (name, r.json())
+    r = requests.post(f"{url}?user=fuzz-owner&user=fuzz-intruder", data=json.dumps({**SEED, "session": "fz-11"}),
+                      headers=h, timeout=60)
+    assert r.status_code == 400 and r.json()["error"]["field"] == "user", r.text[:300]
+    # Session ids are per user: the owner's id under another user is that user's own session.
+    r = post(json.dumps({**SEED, "user": "fuzz-intruder", "end_session": False}))
+    assert r.status_code == 201, r.text[:300]
 
     blunt = {
         "invalid utf-8": b'{"user": "fz", "session": "fz-7", "messages": [{"role": "user", "content": "\xff\xfe"}]}',
@@ -132,5 +139,5 @@ def test_hand_written_bad_bodies_get_4xx_json_naming_the_field(stack_factory, ap
     unknown = post(json.dumps({**SEED, "session": "fz-10", "surprise": 1}))
     assert unknown.status_code == 400, unknown.text[:300]  # as tests/test_api.py asserts in process
     assert unknown.json()["error"]["field"] == "surprise", unknown.json()
-    assert not Message.objects.filter(session__external_id__in=[f"fz-{i}" for i in range(1, 11)]).exists()
+    assert not Message.objects.filter(session__external_id__in=[f"fz-{i}" for i in range(1, 12)]).exists()
     assert _state() == before

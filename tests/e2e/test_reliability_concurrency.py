@@ -40,7 +40,7 @@ def test_a_burst_on_one_session_with_two_workers_journals_each_message_once(stac
 
     with ThreadPoolExecutor(8) as pool:
         assert set(pool.map(post, SKILLS)) == {201}
-    r = requests.post(f"{st.url}/api/v1/sessions/burst-s1/end", headers=headers, timeout=10)
+    r = requests.post(f"{st.url}/api/v1/sessions/burst-s1/end", json={"user": "burst-user"}, headers=headers, timeout=10)
     assert r.status_code == 202
 
     session = Session.objects.get(external_id="burst-s1")

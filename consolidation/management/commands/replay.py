@@ -46,6 +46,8 @@ def parse_conversation(raw: str, lineno: int) -> dict:
             raise _fail(lineno, name, "is required")
     if not isinstance(conv["user_id"], str) or not conv["user_id"]:
         raise _fail(lineno, "user_id", "must be a non-empty string")
+    if conv["user_id"] != conv["user_id"].strip():  # ids are exact, never trimmed (user_ensure)
+        raise _fail(lineno, "user_id", "must not start or end with whitespace")
     if not isinstance(conv["sessions"], list):
         raise _fail(lineno, "sessions", "must be a list")
     settings = conv.get("settings") or {}
