@@ -12,6 +12,10 @@ from bizmemory import conf
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# The system checks include the identifier-collation checks (bizmemory.E040/E041), which read
+# information_schema on MySQL/MariaDB: tests that run every check need the test database there.
+pytestmark = pytest.mark.django_db
+
 
 def test_every_key_has_a_default_and_settings_bizmemory_holds_exactly_the_schema(settings):
     loaded = conf.load({})
