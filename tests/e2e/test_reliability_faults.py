@@ -78,6 +78,12 @@ def test_a_worker_killed_mid_extraction_leaves_no_partial_state_and_the_work_com
     wait_for(lambda: not Schedule.objects.filter(name__startswith="recover:").exists(), what="the guards to be gone")
 
 
+@pytest.mark.skip(reason=(
+    "re-cut pending (session 4): this test stalls the embedder to kill the worker inside the "
+    "consolidation transaction, but since issue 15 embedding runs after the changeset commits "
+    "(profiles.derived), and extraction's session index calls the embedder first; the kill now "
+    "lands outside any memory write. Rewrite it against the sweep of issue 14 (due rows + lease)."
+))
 def test_a_worker_killed_mid_consolidation_leaves_no_partial_state_and_the_work_completes(stack_factory, api_keys, upstream):
     st = stack_factory(
         BIZMEMORY_EMBEDDER="openai", BIZMEMORY_EMBEDDER_OPENAI_BASE_URL=upstream.base_url,
