@@ -28,10 +28,9 @@ from django.views.decorators.http import require_GET, require_POST
 from audit.models import AuditLog
 from audit.views import staff_required
 from consolidation.dashboard import dashboard_figures
-from profiles.forms import DiffForm
 from profiles.models import MemoryItem, SnapshotReason
-from profiles.page_selectors import snapshot_diff, versions_list
 from profiles.services import snapshot_restore
+from profiles.views import versions_and_diff
 from profiles.versions import SnapshotNotFound, snapshot_create
 
 from .conf_docs import guardrails
@@ -81,18 +80,7 @@ def versions_user(request, user_id: int):
     """GET /staff/versions/<user id>/?old=&new= — the user's versions, a diff of two, restore
     and manual-snapshot buttons. Unknown versions → 404."""
     subject = get_object_or_404(get_user_model(), pk=user_id)
-    versions = versions_list(user=subject)
-    form = DiffForm(request.GET or None)
-    diff, status = None, 200
-    if form.is_bound:
-        if form.is_valid():
-            diff = snapshot_diff(user=subject, old=form.cleaned_data["old"], new=form.cleaned_data["new"])
-            if diff is None:
-                raise Http404("no such version")
-        else:
-            status = 400
-    elif len(versions) >= 2:
-        form = DiffForm(initial={"old": versions[1]["version"], "new": versions[0]["version"]})
+    versions, form, diff, status = versions_and_diff(request, user=subject)
     current = MemoryItem.objects.current().filter(user=subject).count()
     return render(
         request, "consolidation/versions_user.html",

@@ -112,19 +112,29 @@ def switches(request):
 def history(request):
     """GET /memory/history/?old=&new= — the user's memory versions; with two versions, the diff.
     Unknown versions → 404; malformed numbers → the page with errors, status 400."""
-    versions = page_selectors.versions_list(user=request.user)
+    versions, form, diff, status = versions_and_diff(request, user=request.user)
+    return render(request, "profiles/history.html", {"versions": versions, "form": form, "diff": diff}, status=status)
+
+
+def versions_and_diff(request, *, user) -> tuple[list[dict], DiffForm, dict | None, int]:
+    """The version list and the ``?old=&new=`` diff of ``user``'s memory, shared by the user's
+    history page and the staff versions page: ``(versions, form, diff or None, status)`` —
+    status 400 for malformed numbers (the form carries the errors); with no query and two or
+    more versions the form proposes the newest two. Raises ``Http404`` for a version that is
+    not retained."""
+    versions = page_selectors.versions_list(user=user)
     form = DiffForm(request.GET or None)
     diff, status = None, 200
     if form.is_bound:
         if form.is_valid():
-            diff = page_selectors.snapshot_diff(user=request.user, old=form.cleaned_data["old"], new=form.cleaned_data["new"])
+            diff = page_selectors.snapshot_diff(user=user, old=form.cleaned_data["old"], new=form.cleaned_data["new"])
             if diff is None:
                 raise Http404("no such version")
         else:
             status = 400
     elif len(versions) >= 2:
         form = DiffForm(initial={"old": versions[1]["version"], "new": versions[0]["version"]})
-    return render(request, "profiles/history.html", {"versions": versions, "form": form, "diff": diff}, status=status)
+    return versions, form, diff, status
 
 
 @require_GET
