@@ -253,8 +253,15 @@ SETTINGS: tuple[Setting, ...] = (
     _s("EXTRACTION_LEASE_SECONDS", "int", 120, "Per-session extraction lock lease (a dead worker's lock expires).",
        "consolidation", limit=Range(POSITIVE, 0, low_open=True), unit=_SECONDS),
     _s("EXTRACTION_QUIET_SECONDS", "int", 600,
-       "One more extraction run once a session has been silent this long (also takes an unanswered last user "
-       "turn); `0` = off.", "consolidation", limit=Range(NON_NEGATIVE, 0), unit=_SECONDS),
+       "An unanswered last user turn waits this long for its answer, then is extracted anyway (a session "
+       "silent this long is due again); `0` = take it at once.", "consolidation", limit=Range(NON_NEGATIVE, 0),
+       unit=_SECONDS),
+    _s("SWEEP_BATCH", "int", 200, "Most due sessions, and most due users, one run of the `pipeline-sweep` "
+       "schedule (every minute) claims; when more are due it queues another sweep at once.", "consolidation",
+       limit=Range(POSITIVE, 0, low_open=True), unit=_("rows per sweep")),
+    _s("CONSOLIDATION_LEASE_SECONDS", "int", 120, "Per-user consolidation lease taken by a run (a dead "
+       "worker's lease expires and the next sweep runs the user again).", "consolidation",
+       limit=Range(POSITIVE, 0, low_open=True), unit=_SECONDS),
     _s("LLM_BASE_URL", "str", "",
        "Optional LLM refiner of rule candidates (OpenAI-compatible `…/chat/completions`, e.g. "
        "`https://api.openai.com/v1`); off unless URL and model are set; any failure keeps the rule result.",

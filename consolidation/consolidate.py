@@ -73,6 +73,7 @@ from profiles.models import (
 from profiles.taxonomy import CONFIRM_NAMES, key_spec
 from profiles.versions import memory_version_read, snapshot_item_dict
 
+from .due import consolidation_due_mark
 from .models import JournalEntry, JournalStatus
 from .policy import item_policy_violation, key_family, merge_key
 
@@ -522,7 +523,15 @@ def proposal_approve(*, proposal_id: int, actor=None, now: dt.datetime | None = 
             target_type="consolidation_proposal", target_id=str(proposal.pk),
             details={"removed": result.items_removed + result.items_closed, "entries": result.entries},
         )
+        _due_if_pending(user_id=proposal.user_id, now=now)
     return result
+
+
+def _due_if_pending(*, user_id: int, now: dt.datetime) -> None:
+    # A held user's other pending entries wait for the proposal (consolidation.due settles a
+    # held run to "nothing due"): once it is resolved, the user is due again.
+    if JournalEntry.objects.filter(user_id=user_id, status=JournalStatus.PENDING).exists():
+        consolidation_due_mark(user_id=user_id, now=now)
 
 
 def proposal_reject(*, proposal_id: int, actor=None, now: dt.datetime | None = None) -> ConsolidationProposal:
@@ -543,4 +552,5 @@ def proposal_reject(*, proposal_id: int, actor=None, now: dt.datetime | None = N
             action="memory.proposal_rejected", actor=actor, subject_user_id=proposal.user_id,
             target_type="consolidation_proposal", target_id=str(proposal.pk), details={"entries": len(proposal.journal_entry_ids)},
         )
+        _due_if_pending(user_id=proposal.user_id, now=now)
     return proposal

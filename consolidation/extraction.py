@@ -24,9 +24,12 @@ Mechanics (issue "Extraction that remembers the right things"):
   candidates for them, checked like model spans, ``stage`` ``llm:<prompt version>``); a
   message that gains a proposal is journaled like the others. Any refiner failure keeps the
   rule/model result (the watermark advances only over messages the rules processed either way).
-- **quiet period**: trigger ``quiet`` (scheduled by ``consolidation.tasks`` once a session
-  has had no message for ``BIZMEMORY['EXTRACTION_QUIET_SECONDS']``) also processes an
-  unanswered last user message, as ``session_end`` does, but keeps the throttle.
+- **quiet period**: a run that finds the session silent for
+  ``BIZMEMORY['EXTRACTION_QUIET_SECONDS']`` (0: at once) also processes an unanswered last user
+  message, as ``session_end`` does, but keeps the throttle.
+- **due work** (:mod:`consolidation.due`): every run that gets past the throttle settles the
+  session's ``extraction_due_at`` from what is left after its watermark; a throttled run moves
+  it to the end of the window; an ended session's run is final and ignores the throttle.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from profiles.services import expert_flags, memory_settings_get
 
 from types import SimpleNamespace
 
+from .due import extraction_due_defer, extraction_due_settle
 from .extractor.service import candidates_extract
 from .llm_refiner import candidates_refine, refiner_enabled
 from .journal import journal_append
@@ -77,6 +81,7 @@ class ExtractionResult:
     refiner: str = ""  # LLM refiner status ("" when not called; see llm_refiner.RefineOutcome)
     proposed: int = 0  # LLM proposals accepted into the journal candidates
     proposals_rejected: list = field(default_factory=list)  # [(borderline sentence id, reason)]
+    read_upto: int | None = None  # the newest message id the run read (None: it read none)
 
 
 def _policy(ms: MemorySettings) -> str:
@@ -125,10 +130,12 @@ def extraction_run(*, session_id: int, now: dt.datetime | None = None, trigger: 
 
     Inputs: the session's primary key, the clock ``now`` (the replay command passes
     the replayed time), and ``trigger`` (``ingest``, ``scheduled``, ``quiet``,
-    ``session_end``; only ``session_end`` bypasses the throttle; ``session_end`` and a
-    ``quiet`` run whose session really had no message for
-    ``EXTRACTION_QUIET_SECONDS`` process an unanswered last user message). Returns an
-    :class:`ExtractionResult`. Raises ``Session.DoesNotExist`` for an unknown id.
+    ``session_end``: informational, except that ``session_end``, like an ended session,
+    bypasses the throttle; a run that finds the session silent for
+    ``EXTRACTION_QUIET_SECONDS`` also processes an unanswered last user message). Returns an
+    :class:`ExtractionResult`; afterwards the session's due time is settled
+    (:mod:`consolidation.due`) unless another run holds the lease, which settles it. Raises
+    ``Session.DoesNotExist`` for an unknown id.
     """
     now = now or timezone.now()
     session = Session.objects.select_related("user", "agent").get(pk=session_id)
@@ -137,6 +144,8 @@ def extraction_run(*, session_id: int, now: dt.datetime | None = None, trigger: 
     policy = _policy(ms)
     has_new = Message.objects.filter(session_id=session.pk, id__gt=session.watermark).exists()
     if not has_new:
+        if session.extraction_due_at is not None:
+            extraction_due_settle(session_id=session.pk, now=now, read_upto=None)
         return ExtractionResult("nothing_new", watermark=session.watermark)
 
     disabled, excluded = expert_flags(user=user)
@@ -151,18 +160,24 @@ def extraction_run(*, session_id: int, now: dt.datetime | None = None, trigger: 
         no_source.append("owner_expert_disabled")
     if not no_source:
         if policy == "never":
+            extraction_due_settle(session_id=session.pk, now=now, read_upto=None, parked=True)
             return ExtractionResult("never", watermark=session.watermark)
         window = dt.timedelta(seconds=settings.BIZMEMORY["EXTRACTION_WINDOW_SECONDS"])
-        if policy == "throttled" and trigger != "session_end" and ms.last_extraction_at and now - ms.last_extraction_at < window:
+        final = trigger == "session_end" or session.ended_at is not None
+        if policy == "throttled" and not final and ms.last_extraction_at and now - ms.last_extraction_at < window:
+            extraction_due_defer(session_id=session.pk, until=ms.last_extraction_at + window)
             return ExtractionResult("throttled", watermark=session.watermark, retry_at=ms.last_extraction_at + window)
 
     token = _lock(session.pk, now)
     if token is None:
         return ExtractionResult("locked", watermark=session.watermark)
     try:
-        return _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
+        result = _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
     finally:
         _unlock(session.pk, token)
+    if result.status != "locked":  # a run that lost its lease leaves the due time to the winner
+        extraction_due_settle(session_id=session.pk, now=now, read_upto=result.read_upto)
+    return result
 
 
 def _extract_locked(session, token, now, trigger, no_source, disabled, excluded) -> ExtractionResult:
@@ -175,8 +190,9 @@ def _extract_locked(session, token, now, trigger, no_source, disabled, excluded)
         result.status = "nothing_new"
         result.watermark = session.watermark
         return result
+    result.read_upto = messages[-1].pk
     quiet = settings.BIZMEMORY["EXTRACTION_QUIET_SECONDS"]
-    quiet_final = trigger == "quiet" and quiet > 0 and messages[-1].created_at <= now - dt.timedelta(seconds=quiet)
+    quiet_final = messages[-1].created_at <= now - dt.timedelta(seconds=quiet)
     final = trigger == "session_end" or quiet_final or session.ended_at is not None
     answered_by = _attribute_experts(messages)
     upto = messages[-1].pk

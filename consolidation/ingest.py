@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from profiles.services import agent_ensure, user_ensure
 
+from .due import extraction_due_mark
 from .models import Message, MessageRole, Session, SessionKind
 
 
@@ -230,10 +231,16 @@ def _ingest_once(*, user_id, session_id, messages, agent, session_kind, temporar
             held[m.message_id] = msg
         out.append(msg)
         statuses.append(STORED)
-    if enqueue:
-        from .tasks import enqueue_extraction
+    stored = [msg for msg, status in zip(out, statuses) if status == STORED]
+    if stored:
+        # Due work is recorded with the turns, in this transaction (consolidation.due): the
+        # fast path below may be lost with the broker; the sweep finds the session anyway.
+        users = [msg.pk for msg in stored if msg.role == MessageRole.USER]
+        extraction_due_mark(session_id=session.pk, now=now, user_turn_id=max(users) if users else None)
+        if enqueue:
+            from .tasks import enqueue_extraction
 
-        enqueue_extraction(session_id=session.pk, trigger="ingest")
+            enqueue_extraction(session_id=session.pk, trigger="ingest")
     return IngestOutcome(session=session, messages=out, statuses=statuses)
 
 
@@ -257,6 +264,7 @@ def session_end(*, session: Session, now: dt.datetime | None = None, enqueue: bo
     now = now or timezone.now()
     Session.objects.filter(pk=session.pk, ended_at__isnull=True).update(ended_at=now)
     session.refresh_from_db(fields=["ended_at"])
+    extraction_due_mark(session_id=session.pk, now=now)
     if enqueue:
         from .tasks import enqueue_extraction
 

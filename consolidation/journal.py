@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from bizmemory.tokens import count_tokens
 
+from .due import consolidation_due_mark
 from .models import JournalEntry
 
 
@@ -19,7 +20,8 @@ def journal_append(
     ``candidates`` are ``extraction_rules.Candidate`` objects that already passed
     the sanitizer; ``observed_at`` is when the user said it (the message time);
     each entry's ``tokens`` is the tiktoken count of its text (consolidation
-    batches are budgeted by it). Call inside the caller's transaction.
+    batches are budgeted by it). Call inside the caller's transaction: when it writes an
+    entry, the user becomes due for consolidation in that transaction (``consolidation.due``).
     """
     entries = []
     for cand in candidates:
@@ -40,4 +42,6 @@ def journal_append(
         )
         entry.save()
         entries.append(entry)
+    if entries:
+        consolidation_due_mark(user_id=user_id, now=now)
     return entries

@@ -19,6 +19,13 @@ class Session(models.Model):
     last message extraction has processed (0 = none). ``lock_token`` and
     ``locked_until`` implement the per-session extraction lease. A
     ``temporary`` session (private window) neither reads nor writes memory.
+
+    Due work (issue 14): ``extraction_due_at`` is when the session next needs an extraction
+    run (NULL = nothing due). Ingest sets it in the transaction that stores the turns; each
+    run settles it from what is left after its watermark (NULL, now, or the quiet-period end);
+    a throttled run moves it to the end of the window. ``last_user_message_id`` is the id of
+    the newest user turn, so the sweep can find the impossible state — a user turn past the
+    watermark with nothing due and no lease — in one indexed query.
     """
 
     external_id = models.CharField(max_length=128)
@@ -32,9 +39,17 @@ class Session(models.Model):
     lock_token = models.CharField(max_length=32, blank=True)
     locked_until = models.DateTimeField(null=True, blank=True)
     last_extracted_at = models.DateTimeField(null=True, blank=True)
+    extraction_due_at = models.DateTimeField(null=True, blank=True)
+    last_user_message_id = models.BigIntegerField(default=0)
 
     class Meta:
-        indexes = [models.Index(fields=["user", "started_at"], name="session_user_started")]
+        indexes = [
+            models.Index(fields=["user", "started_at"], name="session_user_started"),
+            models.Index(fields=["extraction_due_at"], name="session_extraction_due",
+                         condition=models.Q(extraction_due_at__isnull=False)),
+            models.Index(fields=["user"], name="session_behind_watermark",
+                         condition=models.Q(watermark__lt=models.F("last_user_message_id"))),
+        ]
         constraints = [models.UniqueConstraint(fields=["user", "external_id"], name="session_user_external_id_uniq")]
 
     def __str__(self) -> str:

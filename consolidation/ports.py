@@ -7,9 +7,11 @@ one user and runs in the caller's transaction.
 from __future__ import annotations
 
 from django.db.models import F, Max
+from django.utils import timezone
 
 from profiles.ports import SessionInfo, SessionWindow
 
+from .due import extraction_wake
 from .extraction_common import detect_injection
 from .models import JournalEntry, JournalStatus, Message, MessageRole, Session
 from .session_index import session_chunks_delete
@@ -39,6 +41,10 @@ class ConversationPort:
         for session_id, last in newest.items():
             Session.objects.filter(pk=session_id, watermark__lt=last).update(watermark=last)
         return counts
+
+    def extraction_wake(self, *, user_id: int) -> int:
+        """See :meth:`profiles.ports.ConversationPort.extraction_wake`."""
+        return extraction_wake(user_id=user_id, now=timezone.now())
 
     def forget_value(self, *, user_id: int, kind: str, value: str, message_ids: list[int]) -> int:
         """See :meth:`profiles.ports.ConversationPort.forget_value`."""

@@ -34,6 +34,11 @@ class MemorySettings(models.Model):
     ``memory_enabled`` False means: nothing is injected and nothing is extracted.
     ``extraction_policy`` empty means the deployment default
     (``BIZMEMORY['EXTRACTION_POLICY']``).
+
+    Due work (issue 14): ``consolidation_due_at`` is when the user's journal next needs a
+    consolidation run (NULL = nothing due; set in the transaction that appends to the journal),
+    and ``consolidation_lock_token`` / ``consolidation_locked_until`` are the lease a run takes
+    with a conditional UPDATE. The periodic sweep (``consolidation.sweep``) claims due rows.
     """
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_settings")
@@ -41,10 +46,17 @@ class MemorySettings(models.Model):
     extraction_policy = models.CharField(max_length=16, choices=ExtractionPolicy.choices, blank=True)
     last_extraction_at = models.DateTimeField(null=True, blank=True)
     last_consolidation_at = models.DateTimeField(null=True, blank=True)
+    consolidation_due_at = models.DateTimeField(null=True, blank=True)
+    consolidation_lock_token = models.CharField(max_length=32, blank=True)
+    consolidation_locked_until = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name_plural = "memory settings"
+        indexes = [
+            models.Index(fields=["consolidation_due_at"], name="settings_consolidation_due",
+                         condition=models.Q(consolidation_due_at__isnull=False)),
+        ]
 
 
 class ExpertSetting(models.Model):

@@ -75,6 +75,11 @@ class ConversationPort(Protocol):
     def pending_journal(self, *, user_id: int) -> list[dict]:
         """The user's pending journal entries as export dicts, in id order."""
 
+    def extraction_wake(self, *, user_id: int) -> int:
+        """Inside the caller's transaction: make every session of the user with turns past its
+        watermark due for extraction now (the extraction policy changed from ``never``, whose
+        sessions are parked). Returns how many sessions became due."""
+
 
 _port: ConversationPort | None = None
 

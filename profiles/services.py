@@ -90,6 +90,8 @@ def memory_settings_update(
         fields.append("extraction_policy")
     if fields:
         ms.save(update_fields=[*fields, "updated_at"])
+        if "extraction_policy" in fields:
+            conversations().extraction_wake(user_id=user.pk)  # sessions parked under "never"
     for slugs, attr in ((experts_disabled, "memory_enabled"), (experts_excluded_from_extraction, "excluded_from_extraction")):
         if slugs is None:
             continue

@@ -270,8 +270,8 @@ def _quiet_settings(settings, quiet=120):
 
 def test_a_throttled_ingest_loses_no_message_a_quiet_run_picks_them_up(db, settings):
     from django.utils import timezone
-    from django_q.models import Schedule
 
+    from consolidation.sweep import sweep_run
     from consolidation.tasks import extract_session
 
     _quiet_settings(settings)
@@ -281,17 +281,13 @@ def test_a_throttled_ingest_loses_no_message_a_quiet_run_picks_them_up(db, setti
     s2, stored = post_turns("u1", "s2", [("user", "以后回答尽量简短。"), ("assistant", "好"), ("user", "我女儿去年九月上的小学。")],
                             start=now - dt.timedelta(minutes=3))
     assert extract_session(s2.pk, "ingest")["status"] == "throttled"
-    retry = Schedule.objects.get(name=f"extract:{s2.pk}")
-    quiet = Schedule.objects.get(name=f"extract-quiet:{s2.pk}")
-    assert quiet.func == "consolidation.tasks.extract_session" and quiet.args == repr((s2.pk, "quiet"))
-    assert quiet.schedule_type == Schedule.ONCE and quiet.next_run >= now + dt.timedelta(seconds=110)
-    assert retry.args == repr((s2.pk, "scheduled"))
-    # The scheduler fires the quiet run after the throttle window: every message of s2 is
-    # extracted, including the unanswered last one (nobody will answer it now).
-    res = extraction_run(session_id=s2.pk, now=now + dt.timedelta(minutes=11), trigger="quiet")
-    assert res.status == "done"
+    due = Session.objects.values_list("extraction_due_at", flat=True).get(pk=s2.pk)
+    assert due == s1.last_extracted_at + dt.timedelta(seconds=600) if s1.last_extracted_at else due > now
+    # The sweep runs s2 once the throttle window is over; by then the session has been quiet
+    # for longer than the quiet period, so the unanswered last message is extracted too.
+    assert sweep_run(now=now + dt.timedelta(minutes=11)).extracted == {"done": 1}
     s2.refresh_from_db()
-    assert s2.watermark == stored[-1].pk
+    assert s2.watermark == stored[-1].pk and s2.extraction_due_at is None
     assert set(JournalEntry.objects.filter(session=s2).values_list("kind", flat=True)) == {"preference", "fact"}
 
 
@@ -305,35 +301,30 @@ def test_a_quiet_run_before_the_session_is_quiet_leaves_the_unanswered_message(d
     assert not JournalEntry.objects.filter(kind="preference").exists()
 
 
-def test_new_messages_push_the_quiet_run_later_and_one_schedule_remains(db, settings):
+def test_new_messages_push_the_quiet_due_time_later(db, settings):
     from django.utils import timezone
-    from django_q.models import Schedule
-
-    from consolidation.tasks import extraction_schedule_quiet
 
     _quiet_settings(settings)
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, EXTRACTION_POLICY="always")
     now = timezone.now()
-    session, _ = post_turns("u1", "s1", [("user", PROFILE_TURN)], start=now)
-    assert extraction_schedule_quiet(session_id=session.pk)
-    first = Schedule.objects.get(name=f"extract-quiet:{session.pk}").next_run
-    post_turns("u1", "s1", [("assistant", "好"), ("user", "以后回答尽量简短。")], start=now + dt.timedelta(minutes=5))
-    assert extraction_schedule_quiet(session_id=session.pk)
-    assert Schedule.objects.filter(name=f"extract-quiet:{session.pk}").count() == 1
-    assert Schedule.objects.get(name=f"extract-quiet:{session.pk}").next_run > first
+    session, first = post_turns("u1", "s1", [("user", PROFILE_TURN)], start=now)
+    extraction_run(session_id=session.pk, now=now)
+    session.refresh_from_db()
+    assert session.watermark == 0 and session.extraction_due_at == first[0].created_at + dt.timedelta(seconds=120)
+    _, later = post_turns("u1", "s1", [("assistant", "好"), ("user", "以后回答尽量简短。")], start=now + dt.timedelta(minutes=1))
+    extraction_run(session_id=session.pk, now=now + dt.timedelta(minutes=1))
+    session.refresh_from_db()
+    assert session.watermark == later[0].pk  # the answered turn is done; the new one waits
+    assert session.extraction_due_at == later[-1].created_at + dt.timedelta(seconds=120)
 
 
-def test_no_quiet_run_is_scheduled_when_the_setting_is_zero_or_nothing_is_left(db, settings, t0):
-    from django_q.models import Schedule
-
-    from consolidation.tasks import extraction_schedule_quiet
-
+def test_a_zero_quiet_period_takes_an_unanswered_turn_at_once(db, settings, t0):
     _quiet_settings(settings, quiet=0)
-    session, _ = post_turns("u1", "s1", [("user", PROFILE_TURN)], start=t0)
-    assert not extraction_schedule_quiet(session_id=session.pk)
-    _quiet_settings(settings, quiet=120)
-    _run(session, t0)  # session_end processes everything
-    assert not extraction_schedule_quiet(session_id=session.pk)
-    assert not Schedule.objects.filter(name__startswith="extract-quiet:").exists()
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, EXTRACTION_POLICY="always")
+    session, stored = post_turns("u1", "s1", [("user", PROFILE_TURN)], start=t0)
+    assert extraction_run(session_id=session.pk, now=t0, trigger="ingest").status == "done"
+    session.refresh_from_db()
+    assert session.watermark == stored[-1].pk and session.extraction_due_at is None
 
 
 def test_a_negative_quiet_period_fails_the_system_check(settings):
