@@ -137,4 +137,7 @@ def sweep_run(*, now: dt.datetime | None = None, batch: int | None = None) -> Sw
             continue
         out.consolidated[status] = out.consolidated.get(status, 0) + 1
     out.more = len(sessions) > batch or len(users) > batch
+    if out.behind or out.extracted or out.consolidated or out.failed:
+        log.info("sweep: behind=%d extracted=%s consolidated=%s failed=%d more=%s",
+                 out.behind, out.extracted, out.consolidated, out.failed, out.more)
     return out
