@@ -237,6 +237,15 @@ SETTINGS: tuple[Setting, ...] = (
     _s("Q_WORKERS", "int", 1, "django-q2 worker processes per `qcluster`.", "bizmemory", group=""),
     _s("Q_TIMEOUT", "int", 300, "Seconds a task may run before its worker is killed.", "bizmemory", group=""),
     _s("Q_RETRY", "int", 360, "Seconds before an unacknowledged task is queued again.", "bizmemory", group=""),
+    _s("Q_SAVE_LIMIT", "int", -1, "django-q2 `save_limit`: successful task results kept (`-1` = none, the "
+       "default: failures are always kept and the work's state lives on the domain rows; `0` = all, never "
+       "pruned; `N` = the last N, pruned on every save, which costs a locked scan per task).", "bizmemory",
+       group=""),
+    _s("Q_RECYCLE", "int", 5000, "Tasks a django-q2 worker runs before it is replaced (each replacement reloads "
+       "the models).", "bizmemory", group=""),
+    _s("Q_MAX_RSS_MB", "int", 700, "A worker whose resident memory exceeds this is replaced after its task "
+       "(`0` = no limit); with Q_RECYCLE this recycles by memory rather than only by count.", "bizmemory",
+       group=""),
     _s("Q_SYNC", "bool", False, "Run tasks in the calling process instead of a worker.", "bizmemory", group=""),
     _s("LOG_LEVEL", "str", "INFO", "Level of the `bizmemory` loggers.", "bizmemory", group=""),
     _s("TIKTOKEN_CACHE_DIR", "str", str(VAR_DIR / "tiktoken"),

@@ -195,8 +195,11 @@ Q_CLUSTER = {
     "catch_up": False,
     "sync": _v["Q_SYNC"],
     "poll": 0.5,
-    "save_limit": 500,
+    "save_limit": _v["Q_SAVE_LIMIT"],
+    "recycle": _v["Q_RECYCLE"],
 }
+if _v["Q_MAX_RSS_MB"]:
+    Q_CLUSTER["max_rss"] = _v["Q_MAX_RSS_MB"] * 1024  # django-q2 counts kilobytes
 if Q_BROKER == "orm":
     Q_CLUSTER["orm"] = "default"
 else:

@@ -46,14 +46,49 @@ def lease_free(prefix: str, now: dt.datetime) -> Q:
     return Q(**{f"{prefix}locked_until__isnull": True}) | Q(**{f"{prefix}locked_until__lt": now})
 
 
-def extraction_due_mark(*, session_id: int, now: dt.datetime, user_turn_id: int | None = None) -> None:
-    """Record that a session needs extraction: ``extraction_due_at = now`` and, when
-    ``user_turn_id`` (the newest user turn just stored) is given, ``last_user_message_id``
-    raised to it. Call inside the transaction that stored the turns (ingest, session end)."""
-    fields = {"extraction_due_at": now}
+def throttled_until(ms: MemorySettings | None, now: dt.datetime) -> dt.datetime | None:
+    """When the user's throttle window ends, or None when a run may start now. Inputs: the
+    user's MemorySettings (None = defaults) and the clock. The rule: policy ``throttled`` (the
+    user's, else ``BIZMEMORY['EXTRACTION_POLICY']``) allows one run per
+    ``EXTRACTION_WINDOW_SECONDS`` per user."""
+    policy = (ms.extraction_policy if ms else "") or settings.BIZMEMORY["EXTRACTION_POLICY"]
+    last = ms.last_extraction_at if ms else None
+    if policy != ExtractionPolicy.THROTTLED or last is None:
+        return None
+    end = last + dt.timedelta(seconds=settings.BIZMEMORY["EXTRACTION_WINDOW_SECONDS"])
+    return end if now < end else None
+
+
+def extraction_due_mark(
+    *, session_id: int, now: dt.datetime, user_turn_id: int | None = None, final: bool = False,
+) -> bool:
+    """Record that a session needs extraction and say whether a fast-path task is worth queueing.
+
+    Inputs: the session's primary key, the clock, ``user_turn_id`` (the newest user turn just
+    stored, raising ``last_user_message_id``; None for none) and ``final`` (the session ended:
+    due now, whatever was due before). Call inside the transaction that stored the turns
+    (ingest, session end); the session row is locked first. The due time becomes now, except
+    that work already due now keeps its time and a throttled user's deferral stands. Returns
+    False when work was already due now (a queued or running run reads these turns, or settles
+    the session due again and re-queues itself) or the user is throttled; True otherwise."""
+    prior = Session.objects.select_for_update().filter(pk=session_id).values_list("extraction_due_at", "user_id").first()
+    if prior is None:
+        return False
+    due, user_id = prior
+    useful = True
+    if final:
+        due = now
+    elif due is None or due > now:
+        until = throttled_until(MemorySettings.objects.filter(user_id=user_id).first(), now)
+        useful = until is None
+        due = now if until is None else (due or until)
+    else:
+        useful = False  # already due now
+    fields = {"extraction_due_at": due}
     if user_turn_id:
         fields["last_user_message_id"] = Greatest(F("last_user_message_id"), user_turn_id)
     Session.objects.filter(pk=session_id).update(**fields)
+    return useful
 
 
 def extraction_due_defer(*, session_id: int, until: dt.datetime) -> None:

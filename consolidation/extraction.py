@@ -51,7 +51,7 @@ from profiles.services import expert_flags, memory_settings_get
 
 from types import SimpleNamespace
 
-from .due import extraction_due_defer, extraction_due_settle
+from .due import extraction_due_defer, extraction_due_settle, throttled_until
 from .extractor.service import candidates_extract
 from .llm_refiner import candidates_refine, refiner_enabled
 from .journal import journal_append
@@ -162,11 +162,11 @@ def extraction_run(*, session_id: int, now: dt.datetime | None = None, trigger: 
         if policy == "never":
             extraction_due_settle(session_id=session.pk, now=now, read_upto=None, parked=True)
             return ExtractionResult("never", watermark=session.watermark)
-        window = dt.timedelta(seconds=settings.BIZMEMORY["EXTRACTION_WINDOW_SECONDS"])
         final = trigger == "session_end" or session.ended_at is not None
-        if policy == "throttled" and not final and ms.last_extraction_at and now - ms.last_extraction_at < window:
-            extraction_due_defer(session_id=session.pk, until=ms.last_extraction_at + window)
-            return ExtractionResult("throttled", watermark=session.watermark, retry_at=ms.last_extraction_at + window)
+        until = None if final else throttled_until(ms, now)
+        if until is not None:
+            extraction_due_defer(session_id=session.pk, until=until)
+            return ExtractionResult("throttled", watermark=session.watermark, retry_at=until)
 
     token = _lock(session.pk, now)
     if token is None:

@@ -236,8 +236,8 @@ def _ingest_once(*, user_id, session_id, messages, agent, session_kind, temporar
         # Due work is recorded with the turns, in this transaction (consolidation.due): the
         # fast path below may be lost with the broker; the sweep finds the session anyway.
         users = [msg.pk for msg in stored if msg.role == MessageRole.USER]
-        extraction_due_mark(session_id=session.pk, now=now, user_turn_id=max(users) if users else None)
-        if enqueue:
+        useful = extraction_due_mark(session_id=session.pk, now=now, user_turn_id=max(users) if users else None)
+        if enqueue and useful:
             from .tasks import enqueue_extraction
 
             enqueue_extraction(session_id=session.pk, trigger="ingest")
@@ -264,7 +264,7 @@ def session_end(*, session: Session, now: dt.datetime | None = None, enqueue: bo
     now = now or timezone.now()
     Session.objects.filter(pk=session.pk, ended_at__isnull=True).update(ended_at=now)
     session.refresh_from_db(fields=["ended_at"])
-    extraction_due_mark(session_id=session.pk, now=now)
+    extraction_due_mark(session_id=session.pk, now=now, final=True)
     if enqueue:
         from .tasks import enqueue_extraction
 

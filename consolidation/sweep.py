@@ -32,7 +32,7 @@ from django_q.models import Schedule
 
 from profiles.models import MemorySettings
 
-from .consolidate import consolidation_run
+from .consolidate import ConsolidationResult, consolidation_run
 from .due import consolidation_claim, consolidation_due_settle, lease_free, sessions_behind
 from .extraction import extraction_run
 from .models import Session
@@ -79,23 +79,25 @@ class SweepResult:
     more: bool = False
 
 
-def consolidation_process(*, user_id: int, now: dt.datetime | None = None) -> str:
+def consolidation_process(*, user_id: int, now: dt.datetime | None = None) -> tuple[ConsolidationResult, dt.datetime | None]:
     """Consolidate one user under the consolidation lease and settle the due time.
 
-    Inputs: the user's primary key and the clock. Returns the run's status
-    (``consolidation.consolidate.ConsolidationResult.status``), or ``locked`` when another live
-    run holds the lease. Re-raises the run's exception after settling (backed off by one lease)."""
+    Inputs: the user's primary key and the clock. Returns ``(result, due)``: the run's
+    :class:`~consolidation.consolidate.ConsolidationResult` (status ``locked`` when another live
+    run holds the lease; nothing was done then) and the user's due time afterwards (None =
+    nothing due; unchanged when locked). Re-raises the run's exception after settling (the user
+    is backed off by one lease)."""
     now = now or timezone.now()
     token = consolidation_claim(user_id=user_id, now=now)
     if token is None:
-        return "locked"
+        return ConsolidationResult("locked"), None
     try:
         result = consolidation_run(user_id=user_id, now=now)
     except Exception:
         consolidation_due_settle(user_id=user_id, token=token, now=now, status=None)
         raise
-    consolidation_due_settle(user_id=user_id, token=token, now=now, status=result.status, retry_at=result.retry_at)
-    return result.status
+    due = consolidation_due_settle(user_id=user_id, token=token, now=now, status=result.status, retry_at=result.retry_at)
+    return result, due
 
 
 def sweep_run(*, now: dt.datetime | None = None, batch: int | None = None) -> SweepResult:
@@ -130,7 +132,7 @@ def sweep_run(*, now: dt.datetime | None = None, batch: int | None = None) -> Sw
     )
     for user_id in users[:batch]:
         try:
-            status = consolidation_process(user_id=user_id, now=clock())
+            status = consolidation_process(user_id=user_id, now=clock())[0].status
         except Exception:
             log.exception("sweep: consolidation of user %s failed; it stays due", user_id)
             out.failed += 1

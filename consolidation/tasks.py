@@ -51,11 +51,16 @@ def extract_session(session_id: int, trigger: str = "scheduled") -> dict:
 
 def consolidate_user(user_id: int) -> dict:
     """Task (the fast path after a journal append): consolidate a user under the consolidation
-    lease (:func:`consolidation.sweep.consolidation_process`). Returns ``{"status": ...}``;
-    a user another run holds, or one that is too soon, is left to that run or the sweep."""
+    lease (:func:`consolidation.sweep.consolidation_process`). When the run leaves the user due
+    now (more batches than ``CONSOLIDATION_MAX_BATCHES``, or entries appended meanwhile), one
+    more run is queued; a user another run holds, or one that is too soon, is left to that run
+    or the sweep. Returns the :class:`~consolidation.consolidate.ConsolidationResult` as a dict."""
     from .sweep import consolidation_process
 
-    return {"status": consolidation_process(user_id=user_id)}
+    result, due = consolidation_process(user_id=user_id)
+    if due is not None and due <= timezone.now() and result.status in ("done", "deferred"):
+        enqueue_consolidation(user_id=user_id)
+    return result.__dict__ | {"retry_at": str(result.retry_at) if result.retry_at else None}
 
 
 def pipeline_sweep() -> dict:

@@ -183,7 +183,7 @@ def test_a_journal_append_makes_the_user_due_and_a_live_consolidation_lease_is_r
     user_id = session.user_id
     assert _user_due(user_id) is not None
     assert consolidation_claim(user_id=user_id, now=timezone.now())  # another worker holds the user
-    assert consolidation_process(user_id=user_id) == "locked"
+    assert consolidation_process(user_id=user_id)[0].status == "locked"
     assert sweep_run().consolidated == {}
     later = timezone.now() + dt.timedelta(seconds=121)  # CONSOLIDATION_LEASE_SECONDS = 120: dead holder
     assert sweep_run(now=later).consolidated == {"done": 1}
@@ -198,7 +198,7 @@ def test_too_soon_defers_the_user_and_a_failed_run_backs_off(always, monkeypatch
     user_id = session.user_id
     now = timezone.now()
     MemorySettings.objects.filter(user_id=user_id).update(last_consolidation_at=now)
-    assert consolidation_process(user_id=user_id) == "too_soon"
+    assert consolidation_process(user_id=user_id)[0].status == "too_soon"
     assert _user_due(user_id) == now + dt.timedelta(seconds=600)
 
     import consolidation.sweep as sweep
@@ -254,3 +254,49 @@ def test_a_starting_worker_brings_the_sweep_schedule_back_once():
     post_spawn.send(sender="django_q", proc_name="Process-1")
     post_spawn.send(sender="django_q", proc_name="Process-2")
     assert Schedule.objects.filter(name="pipeline-sweep").count() == 1
+
+
+def _ingest(user, session, text, now):
+    from consolidation.ingest import IncomingMessage, messages_ingest
+
+    return messages_ingest(user_id=user, session_id=session, messages=[IncomingMessage(role="user", content=text, created_at=now)],
+                           agent="main", session_kind="chat", temporary=False, now=now, enqueue=True)
+
+
+def test_no_task_is_queued_for_a_session_whose_work_is_already_due(always, django_capture_on_commit_callbacks):
+    now = timezone.now()
+    with django_capture_on_commit_callbacks() as first:
+        _ingest("alice", "s1", "I live in Leeds.", now)
+    with django_capture_on_commit_callbacks() as second:
+        _ingest("alice", "s1", "I use Python at work.", now + dt.timedelta(seconds=1))
+    assert (len(first), len(second)) == (1, 0)  # the queued run reads both turns
+    assert Session.objects.get(external_id="s1").extraction_due_at == now  # the earlier due time is kept
+
+
+def test_no_task_is_queued_for_a_throttled_user_and_the_deferral_stands(settings, alice, django_capture_on_commit_callbacks):
+    from consolidation.ingest import session_end
+
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, EXTRACTION_POLICY="throttled", EXTRACTION_WINDOW_SECONDS=600)
+    now = timezone.now()
+    MemorySettings.objects.filter(user=alice).update(last_extraction_at=now - dt.timedelta(seconds=60))
+    with django_capture_on_commit_callbacks() as queued:
+        session, _ = _ingest("alice", "s1", "I live in Leeds.", now)
+    assert queued == []
+    assert _due(session) == now + dt.timedelta(seconds=540)  # the end of the window
+    with django_capture_on_commit_callbacks() as ended:
+        session_end(session=session, now=now + dt.timedelta(seconds=5))
+    assert len(ended) == 1 and _due(session) == now + dt.timedelta(seconds=5)  # the end ignores the throttle
+
+
+def test_a_new_turn_brings_a_quiet_period_forward_for_an_unthrottled_user(always, django_capture_on_commit_callbacks):
+    now = timezone.now()
+    session, stored = post_turns("alice", "s1", [("user", "I live in Leeds.")], start=now)
+    extraction_run(session_id=session.pk, now=now)
+    assert _due(session) == stored[0].created_at + dt.timedelta(seconds=120)  # waits for the answer
+    from consolidation.ingest import IncomingMessage, messages_ingest
+
+    later = now + dt.timedelta(seconds=10)
+    with django_capture_on_commit_callbacks() as queued:
+        messages_ingest(user_id="alice", session_id="s1", messages=[IncomingMessage(role="assistant", content="OK.", created_at=later)],
+                        agent="main", session_kind="chat", temporary=False, now=later, enqueue=True)
+    assert len(queued) == 1 and _due(session) == later

@@ -20,7 +20,7 @@ SKILLS = ["Python", "Rust", "Go", "Java", "Kotlin", "Scala", "SQL", "Haskell", "
 
 
 def test_a_journal_over_the_budget_is_consolidated_in_several_batches(stack_factory, api_keys):
-    st = stack_factory(
+    st = stack_factory(Q_SAVE_LIMIT="0",  # the test reads the task results
         BIZMEMORY_CONSOLIDATION_BATCH_TOKENS="12",
         BIZMEMORY_CONSOLIDATION_MAX_BATCHES="2",
         BIZMEMORY_CONSOLIDATION_MIN_INTERVAL_SECONDS="0",
