@@ -14,9 +14,11 @@ and the app whose system check enforces the limit. From this one table come:
 Parsing is strict: an integer is digits, a number is finite, a boolean is ``true`` or
 ``false`` (any case), a list is comma-separated (items stripped, empty ones dropped). A value
 that does not parse stops start-up with ImproperlyConfigured naming the variable; a value that
-parses but lies outside its limit is a system-check error (``bizmemory.E0xx``) naming it.
+parses but lies outside its limit is a system-check error (``bizmemory.E0xx``) naming it — or,
+for a setting settings.py builds other settings from (a limit without a check id), also stops
+start-up at once.
 
-The scalars are parsed here rather than by django-environ (which settings.py still uses for
+The scalars are parsed here rather than by django-environ (which bizmemory/database.py still uses for
 ``DATABASE_URL``): its ``bool`` turns any unknown word into False, and it expands a value that
 starts with ``$`` as the name of another variable, which would corrupt such a secret.
 
@@ -65,7 +67,8 @@ def _fmt(x: float) -> str:
 @dataclass(frozen=True)
 class Range:
     """A numeric interval; ``low_open``/``high_open`` exclude the bound. ``check`` is the id of
-    the system check reporting a value outside it."""
+    the system check reporting a value outside it, or "" when parsing enforces it (a setting
+    settings.py needs to build other settings, as with :class:`Choices`)."""
 
     check: str
     low: float | None = None
@@ -81,14 +84,22 @@ class Range:
             return False
         return self.high is None or (value < self.high if self.high_open else value <= self.high)
 
-    def label(self):
-        """The limit as lazy text: ``> 0``, ``≥ 2`` or ``in (0, 1]``."""
+    def _bounds(self) -> str:
         if self.high is None:
             return f"{'>' if self.low_open else '≥'} {_fmt(self.low)}"
         if self.low is None:
             return f"{'<' if self.high_open else '≤'} {_fmt(self.high)}"
-        interval = f"{'(' if self.low_open else '['}{_fmt(self.low)}, {_fmt(self.high)}{')' if self.high_open else ']'}"
-        return format_lazy(_("in {interval}"), interval=interval)
+        return f"{'(' if self.low_open else '['}{_fmt(self.low)}, {_fmt(self.high)}{')' if self.high_open else ']'}"
+
+    def label(self):
+        """The limit as lazy text: ``> 0``, ``≥ 2`` or ``in (0, 1]``."""
+        if self.high is None or self.low is None:
+            return self._bounds()
+        return format_lazy(_("in {interval}"), interval=self._bounds())
+
+    def plain(self) -> str:
+        """:meth:`label` in plain English, for messages written before translations can be used."""
+        return self._bounds() if self.high is None or self.low is None else f"in {self._bounds()}"
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,10 @@ class Choices:
     def label(self):
         """``always, throttled or never`` (lazy, translated separators)."""
         return get_text_list(list(self.values), _("or"))
+
+    def plain(self) -> str:
+        """:meth:`label` in plain English, for messages written before translations can be used."""
+        return _or(self.values)
 
 
 @dataclass(frozen=True)
@@ -435,7 +450,7 @@ def load(environ: Mapping[str, str] | None = None) -> Loaded:
 
     Returns a :class:`Loaded` with a value for every setting (its default when the variable is
     unset). Raises ImproperlyConfigured listing every variable that does not parse (wrong type,
-    a choice outside a parse-time :class:`Choices`, a secret set twice or its ``_FILE``
+    a value outside a parse-time :class:`Choices` or :class:`Range`, a secret set twice or its ``_FILE``
     unreadable), each line naming the variable. Limits with a check id are left to the checks.
     """
     environ = os.environ if environ is None else environ
@@ -451,8 +466,8 @@ def load(environ: Mapping[str, str] | None = None) -> Loaded:
             shown = "" if s.secret else f" {environ.get(s.env)!r}"
             problems.append(f"{s.env} has an invalid value{shown}: {exc}")
             continue
-        if isinstance(s.limit, Choices) and not s.checked and not s.limit.ok(value):
-            problems.append(f"{s.env} must be {_or(s.limit.values)}, not {value!r}")
+        if isinstance(s.limit, (Choices, Range)) and not s.checked and not s.limit.ok(value):
+            problems.append(f"{s.env} must be {s.limit.plain()}, not {value!r}")
             continue
         values[s.name] = list(value) if isinstance(value, list) else value
         if s.secret:

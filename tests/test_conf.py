@@ -33,7 +33,7 @@ def test_the_schema_is_consistent():
     labels = {c.label for c in apps.get_app_configs()}
     for s in conf.SETTINGS:
         assert s.help and s.app in labels, s.name
-        assert s.default is None or s.limit is None or not s.limit.check or s.limit.ok(s.default), s.name
+        assert s.default is None or s.limit is None or s.limit.ok(s.default), s.name
     for c in conf.CHECKS:
         assert c.app in labels and all(n in conf.BY_NAME for n in c.settings), c.id
     ids = [c.id for c in conf.CHECKS]
@@ -79,6 +79,16 @@ def test_a_value_that_does_not_parse_stops_loading_naming_the_variable(var, valu
     with pytest.raises(ImproperlyConfigured) as exc:
         conf.load({var: value})
     assert var in str(exc.value)
+
+
+def test_a_parse_time_range_says_what_it_wanted(monkeypatch):
+    # A Range without a check id is enforced by load(), like a Choices without one.
+    monkeypatch.setattr(conf, "SETTINGS", conf.SETTINGS + (
+        conf.Setting("PROBE", "int", 1, "A probe.", "bizmemory", group="", limit=conf.Range("", 0, low_open=True)),))
+    assert conf.load({"PROBE": "2"}).values["PROBE"] == 2
+    with pytest.raises(ImproperlyConfigured, match=r"PROBE must be > 0, not 0"):
+        conf.load({"PROBE": "0"})
+    assert conf.Range("", 0, 1, low_open=True).plain() == "in (0, 1]"
 
 
 def test_every_bad_variable_is_named_at_once():
