@@ -241,6 +241,33 @@ SETTINGS: tuple[Setting, ...] = (
        "Seconds a web or worker process keeps its database connection (with health checks before reuse); "
        "`0` closes it after each request.", "bizmemory", group="",
        default_doc="`60` on PostgreSQL/MariaDB, `0` on SQLite"),
+    # Database timeouts and keepalives (bizmemory/database.py maps them onto each engine's options;
+    # README "Database timeouts and keepalives"). Seconds; 0 = not set, the server's default applies.
+    _s("DB_CONNECT_TIMEOUT", "int", 10, "Seconds to wait for a new PostgreSQL/MariaDB connection (psycopg waits at "
+       "least 2); `0` = the driver's default.", "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_STATEMENT_TIMEOUT", "int", 30, "Seconds one statement may run before the server cancels it "
+       "(PostgreSQL `statement_timeout`, MariaDB `max_statement_time`); `manage.py migrate` runs without it; "
+       "`0` = off.", "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_LOCK_TIMEOUT", "int", 10, "Seconds a statement waits for a lock before failing (PostgreSQL "
+       "`lock_timeout`, MariaDB `innodb_lock_wait_timeout` and `lock_wait_timeout`); `0` = the server's default.",
+       "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_IDLE_IN_TRANSACTION_TIMEOUT", "int", 60, "Seconds a session may sit idle inside a transaction before "
+       "the server ends it, rolling back and releasing its locks (PostgreSQL "
+       "`idle_in_transaction_session_timeout`, MariaDB `idle_transaction_timeout`); `0` = off.", "bizmemory",
+       group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_READ_TIMEOUT", "int", 60, "MariaDB: seconds the client waits for the server's answer before dropping "
+       "the connection (mysqlclient `read_timeout`; longer than `DB_STATEMENT_TIMEOUT`); PostgreSQL's libpq has "
+       "none; `0` = off.", "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_WRITE_TIMEOUT", "int", 60, "Seconds sent data may go unacknowledged, or wait on a full send buffer, "
+       "before the connection is dropped (PostgreSQL `tcp_user_timeout`, MariaDB `write_timeout`); `0` = off.",
+       "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_KEEPALIVES_IDLE", "int", 30, "PostgreSQL: seconds of silence before TCP keepalive probes start "
+       "(libpq `keepalives_idle`); `0` = keepalives off. MariaDB's driver keeps the kernel's timers.",
+       "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_KEEPALIVES_INTERVAL", "int", 10, "PostgreSQL: seconds between unanswered keepalive probes "
+       "(`keepalives_interval`).", "bizmemory", group="", limit=Range("", 0, low_open=True), unit=_SECONDS),
+    _s("DB_KEEPALIVES_COUNT", "int", 3, "PostgreSQL: unanswered keepalive probes before the connection is dropped "
+       "(`keepalives_count`).", "bizmemory", group="", limit=Range("", 0, low_open=True)),
     _s("TIME_ZONE", "zone", "UTC", "Zone the pages show times in (each with its zone name, e.g. `Asia/Shanghai` "
        "→ CST); storage is UTC.", "bizmemory", group=""),
     _s("Q_BROKER", "str", "orm", "django-q2 broker: the database (`orm`) or Redis at `REDIS_URL`.", "bizmemory",

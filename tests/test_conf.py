@@ -60,6 +60,8 @@ def test_each_declared_check_is_emitted_by_its_apps_checks_module():
     ({"BIZMEMORY_SENSITIVE_WORDS": " 绝密, ,internal price "}, ("SENSITIVE_WORDS", ["绝密", "internal price"])),
     ({"BIZMEMORY_API_RATE_READ": ""}, ("API_RATE_READ", "")),
     ({"TIME_ZONE": "Asia/Shanghai"}, ("TIME_ZONE", "Asia/Shanghai")),
+    ({"DB_STATEMENT_TIMEOUT": "0"}, ("DB_STATEMENT_TIMEOUT", 0)),  # 0 = not set
+    ({"DB_KEEPALIVES_COUNT": "1"}, ("DB_KEEPALIVES_COUNT", 1)),
     # An out-of-limit value parses: its app's system check reports it (below).
     ({"BIZMEMORY_SNAPSHOTS_KEEP": "1"}, ("SNAPSHOTS_KEEP", 1)),
 ])
@@ -74,6 +76,9 @@ def test_values_parse(env, expected):
     ("BIZMEMORY_LLM_TIMEOUT_SECONDS", "inf"), ("BIZMEMORY_SEARCH_DECAY_FLOOR", "nan"),
     ("BIZMEMORY_CONTEXT_DEFAULT_TOKENS", "abc"),
     ("TIME_ZONE", "Mars/Olympus_Mons"), ("Q_BROKER", "kafka"),
+    # settings.py builds DATABASES from these: their limits are enforced when they are read.
+    ("DB_STATEMENT_TIMEOUT", "-1"), ("DB_LOCK_TIMEOUT", "1.5"), ("DB_KEEPALIVES_INTERVAL", "0"),
+    ("DB_KEEPALIVES_COUNT", "0"),
 ])
 def test_a_value_that_does_not_parse_stops_loading_naming_the_variable(var, value):
     with pytest.raises(ImproperlyConfigured) as exc:
