@@ -33,12 +33,15 @@ acknowledging, so through such a path they do not (``tcp_user_timeout`` does end
 receive window stays closed). There the bound of a PostgreSQL client is the django-q2 task
 ``timeout`` (and a web server's worker timeout). Measured in
 ``tests/test_database_timeouts_postgresql.py`` and ``tests/test_database_timeouts_mariadb.py``.
+
+``manage.py migrate`` runs without the statement timeout (:func:`statement_timeout_lifted`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +157,47 @@ def _mysql_options(opts: dict, v: Mapping[str, Any]) -> None:
                          ("write_timeout", "DB_WRITE_TIMEOUT")):
         if v[setting]:
             opts[key] = v[setting]
+
+
+@contextlib.contextmanager
+def statement_timeout_lifted(connection) -> Iterator[None]:
+    """Run the block on ``connection`` (a Django connection) without a statement timeout.
+
+    For commands that legitimately run one long statement: ``manage.py migrate`` (an ALTER TABLE
+    or index build on a big table). PostgreSQL: ``SET statement_timeout = 0`` on the session,
+    ``RESET`` (back to the connection's startup value) afterwards. MariaDB: the client-side read
+    timeout cannot be changed on an open connection, so the connection is closed and reopened
+    without ``read_timeout`` and with ``max_statement_time = 0``, and closed again afterwards (the
+    next query reconnects with the usual options); that refuses to run inside a transaction
+    (TransactionManagementError). SQLite: nothing to lift. Lock and idle-in-transaction timeouts
+    stay in force.
+    """
+    from django.db.transaction import TransactionManagementError
+
+    vendor = connection.vendor
+    if vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET statement_timeout = 0")
+        try:
+            yield
+        finally:
+            if connection.is_usable():
+                with connection.cursor() as cursor:
+                    cursor.execute("RESET statement_timeout")
+        return
+    if vendor != "mysql":
+        yield
+        return
+    if connection.in_atomic_block:
+        raise TransactionManagementError("the statement timeout cannot be lifted inside a transaction on MySQL/MariaDB "
+                                         "(the connection has to be reopened)")
+    options = connection.settings_dict["OPTIONS"]
+    connection.close()
+    connection.settings_dict["OPTIONS"] = {k: v for k, v in options.items() if k != "read_timeout"}
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SET SESSION max_statement_time = 0")
+        yield
+    finally:
+        connection.settings_dict["OPTIONS"] = options
+        connection.close()
