@@ -146,6 +146,10 @@ Q_BROKER = _v["Q_BROKER"]  # orm or redis (conf.load checks it)
 Q_CLUSTER = {
     "name": _v["Q_CLUSTER_NAME"],
     "workers": _v["Q_WORKERS"],
+    # A task stuck on a dead connection: SIGALRM at `timeout` raises in the task, the guard kills a
+    # worker still busy at timeout + 3 s and starts a fresh one (a new connection), and the
+    # unacknowledged task comes back after `retry` (> timeout). The database timeouts end what
+    # they can sooner; on PostgreSQL a frozen path only this does (README "Database timeouts").
     "timeout": _v["Q_TIMEOUT"],
     "retry": _v["Q_RETRY"],
     "max_attempts": 3,

@@ -81,3 +81,14 @@ def test_the_settings_in_force_are_the_ones_the_environment_gives(settings):
     values = conf.load().values
     assert settings.DATABASES["default"]["OPTIONS"] == database_settings(values)["OPTIONS"]
     assert settings.DB_STATEMENT_TIMEOUT == values["DB_STATEMENT_TIMEOUT"]
+
+
+def test_the_task_timeout_outlasts_the_database_timeouts_and_the_retry_outlasts_the_task_timeout(settings):
+    # Where the database can end a stuck statement it does so first, with a database error; a task
+    # stuck beyond that (PostgreSQL on a frozen path) is killed at Q_TIMEOUT + 3 s by django-q2's
+    # guard and delivered again only after Q_RETRY, so never twice at once (README).
+    defaults = conf.load({}).values
+    assert defaults["DB_LOCK_TIMEOUT"] < defaults["DB_STATEMENT_TIMEOUT"] < defaults["DB_READ_TIMEOUT"]
+    assert defaults["DB_READ_TIMEOUT"] < defaults["Q_TIMEOUT"] and defaults["Q_TIMEOUT"] + 3 < defaults["Q_RETRY"]
+    env = conf.load().values
+    assert (settings.Q_CLUSTER["timeout"], settings.Q_CLUSTER["retry"]) == (env["Q_TIMEOUT"], env["Q_RETRY"])
