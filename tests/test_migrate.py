@@ -66,3 +66,11 @@ def test_on_mariadb_the_lift_refuses_to_run_inside_a_transaction():
     with atomic(), pytest.raises(TransactionManagementError, match="inside a transaction"):
         with statement_timeout_lifted(connection):
             pass
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the PostgreSQL lift keeps the connection open")
+def test_on_postgresql_a_connection_closed_inside_the_lift_comes_back_with_its_timeout(probe):
+    conn = probe.connect(DB_STATEMENT_TIMEOUT="1")
+    with statement_timeout_lifted(conn):
+        conn.close()
+    assert scalar(conn, "SHOW statement_timeout") == "1s"
