@@ -24,7 +24,8 @@ def test_postgresql_gets_server_timeouts_in_its_startup_options_and_libpq_keepal
     assert opts["options"] == ("-c statement_timeout=30000 -c lock_timeout=10000 "
                                "-c idle_in_transaction_session_timeout=60000")
     assert opts["connect_timeout"] == 10
-    assert (opts["keepalives"], opts["keepalives_idle"], opts["keepalives_interval"], opts["keepalives_count"]) == (1, 30, 10, 3)
+    keepalives = ("keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count")
+    assert [opts[k] for k in keepalives] == [1, 30, 10, 3]
     assert opts["tcp_user_timeout"] == 60000  # milliseconds
     assert "read_timeout" not in opts  # libpq has none
 

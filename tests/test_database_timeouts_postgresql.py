@@ -22,7 +22,8 @@ from django.db import InternalError, OperationalError, connection
 from tests.ci import absent
 from tests.database_probe import TABLE, in_thread, probe, scalar, timed  # noqa: F401 (probe: fixture)
 
-pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's timeouts (DATABASE_URL=postgres://…)")
+pytestmark = pytest.mark.skipif(connection.vendor != "postgresql",
+                                reason="PostgreSQL's timeouts (DATABASE_URL=postgres://…)")
 
 MARGIN = 3.0  # seconds of scheduling slack on 2 shared cores
 
