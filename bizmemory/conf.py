@@ -14,9 +14,11 @@ and the app whose system check enforces the limit. From this one table come:
 Parsing is strict: an integer is digits, a number is finite, a boolean is ``true`` or
 ``false`` (any case), a list is comma-separated (items stripped, empty ones dropped). A value
 that does not parse stops start-up with ImproperlyConfigured naming the variable; a value that
-parses but lies outside its limit is a system-check error (``bizmemory.E0xx``) naming it.
+parses but lies outside its limit is a system-check error (``bizmemory.E0xx``) naming it — or,
+for a setting settings.py builds other settings from (a limit without a check id), also stops
+start-up at once.
 
-The scalars are parsed here rather than by django-environ (which settings.py still uses for
+The scalars are parsed here rather than by django-environ (which bizmemory/database.py still uses for
 ``DATABASE_URL``): its ``bool`` turns any unknown word into False, and it expands a value that
 starts with ``$`` as the name of another variable, which would corrupt such a secret.
 
@@ -65,7 +67,8 @@ def _fmt(x: float) -> str:
 @dataclass(frozen=True)
 class Range:
     """A numeric interval; ``low_open``/``high_open`` exclude the bound. ``check`` is the id of
-    the system check reporting a value outside it."""
+    the system check reporting a value outside it, or "" when parsing enforces it (a setting
+    settings.py needs to build other settings, as with :class:`Choices`)."""
 
     check: str
     low: float | None = None
@@ -81,14 +84,22 @@ class Range:
             return False
         return self.high is None or (value < self.high if self.high_open else value <= self.high)
 
-    def label(self):
-        """The limit as lazy text: ``> 0``, ``≥ 2`` or ``in (0, 1]``."""
+    def _bounds(self) -> str:
         if self.high is None:
             return f"{'>' if self.low_open else '≥'} {_fmt(self.low)}"
         if self.low is None:
             return f"{'<' if self.high_open else '≤'} {_fmt(self.high)}"
-        interval = f"{'(' if self.low_open else '['}{_fmt(self.low)}, {_fmt(self.high)}{')' if self.high_open else ']'}"
-        return format_lazy(_("in {interval}"), interval=interval)
+        return f"{'(' if self.low_open else '['}{_fmt(self.low)}, {_fmt(self.high)}{')' if self.high_open else ']'}"
+
+    def label(self):
+        """The limit as lazy text: ``> 0``, ``≥ 2`` or ``in (0, 1]``."""
+        if self.high is None or self.low is None:
+            return self._bounds()
+        return format_lazy(_("in {interval}"), interval=self._bounds())
+
+    def plain(self) -> str:
+        """:meth:`label` in plain English, for messages written before translations can be used."""
+        return self._bounds() if self.high is None or self.low is None else f"in {self._bounds()}"
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,10 @@ class Choices:
     def label(self):
         """``always, throttled or never`` (lazy, translated separators)."""
         return get_text_list(list(self.values), _("or"))
+
+    def plain(self) -> str:
+        """:meth:`label` in plain English, for messages written before translations can be used."""
+        return _or(self.values)
 
 
 @dataclass(frozen=True)
@@ -226,6 +241,33 @@ SETTINGS: tuple[Setting, ...] = (
        "Seconds a web or worker process keeps its database connection (with health checks before reuse); "
        "`0` closes it after each request.", "bizmemory", group="",
        default_doc="`60` on PostgreSQL/MariaDB, `0` on SQLite"),
+    # Database timeouts and keepalives (bizmemory/database.py maps them onto each engine's options;
+    # README "Database timeouts and keepalives"). Seconds; 0 = not set, the server's default applies.
+    _s("DB_CONNECT_TIMEOUT", "int", 10, "Seconds to wait for a new PostgreSQL/MariaDB connection (psycopg waits at "
+       "least 2); `0` = the driver's default.", "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_STATEMENT_TIMEOUT", "int", 30, "Seconds one statement may run before the server cancels it "
+       "(PostgreSQL `statement_timeout`, MariaDB `max_statement_time`); `manage.py migrate` runs without it; "
+       "`0` = off.", "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_LOCK_TIMEOUT", "int", 10, "Seconds a statement waits for a lock before failing (PostgreSQL "
+       "`lock_timeout`, MariaDB `innodb_lock_wait_timeout` and `lock_wait_timeout`); `0` = the server's default.",
+       "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_IDLE_IN_TRANSACTION_TIMEOUT", "int", 60, "Seconds a session may sit idle inside a transaction before "
+       "the server ends it, rolling back and releasing its locks (PostgreSQL "
+       "`idle_in_transaction_session_timeout`, MariaDB `idle_transaction_timeout`); `0` = off.", "bizmemory",
+       group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_READ_TIMEOUT", "int", 60, "MariaDB: seconds the client waits for the server's answer before dropping "
+       "the connection (mysqlclient `read_timeout`; longer than `DB_STATEMENT_TIMEOUT`); PostgreSQL's libpq has "
+       "none; `0` = off.", "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_WRITE_TIMEOUT", "int", 60, "Seconds sent data may go unacknowledged, or wait on a full send buffer, "
+       "before the connection is dropped (PostgreSQL `tcp_user_timeout`, MariaDB `write_timeout`); `0` = off.",
+       "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_KEEPALIVES_IDLE", "int", 30, "PostgreSQL: seconds of silence before TCP keepalive probes start "
+       "(libpq `keepalives_idle`); `0` = keepalives off. MariaDB's driver keeps the kernel's timers.",
+       "bizmemory", group="", limit=Range("", 0), unit=_SECONDS),
+    _s("DB_KEEPALIVES_INTERVAL", "int", 10, "PostgreSQL: seconds between unanswered keepalive probes "
+       "(`keepalives_interval`).", "bizmemory", group="", limit=Range("", 0, low_open=True), unit=_SECONDS),
+    _s("DB_KEEPALIVES_COUNT", "int", 3, "PostgreSQL: unanswered keepalive probes before the connection is dropped "
+       "(`keepalives_count`).", "bizmemory", group="", limit=Range("", 0, low_open=True)),
     _s("TIME_ZONE", "zone", "UTC", "Zone the pages show times in (each with its zone name, e.g. `Asia/Shanghai` "
        "→ CST); storage is UTC.", "bizmemory", group=""),
     _s("Q_BROKER", "str", "orm", "django-q2 broker: the database (`orm`) or Redis at `REDIS_URL`.", "bizmemory",
@@ -451,7 +493,7 @@ def load(environ: Mapping[str, str] | None = None) -> Loaded:
 
     Returns a :class:`Loaded` with a value for every setting (its default when the variable is
     unset). Raises ImproperlyConfigured listing every variable that does not parse (wrong type,
-    a choice outside a parse-time :class:`Choices`, a secret set twice or its ``_FILE``
+    a value outside a parse-time :class:`Choices` or :class:`Range`, a secret set twice or its ``_FILE``
     unreadable), each line naming the variable. Limits with a check id are left to the checks.
     """
     environ = os.environ if environ is None else environ
@@ -467,8 +509,8 @@ def load(environ: Mapping[str, str] | None = None) -> Loaded:
             shown = "" if s.secret else f" {environ.get(s.env)!r}"
             problems.append(f"{s.env} has an invalid value{shown}: {exc}")
             continue
-        if isinstance(s.limit, Choices) and not s.checked and not s.limit.ok(value):
-            problems.append(f"{s.env} must be {_or(s.limit.values)}, not {value!r}")
+        if isinstance(s.limit, (Choices, Range)) and not s.checked and not s.limit.ok(value):
+            problems.append(f"{s.env} must be {s.limit.plain()}, not {value!r}")
             continue
         values[s.name] = list(value) if isinstance(value, list) else value
         if s.secret:

@@ -9,16 +9,11 @@ generated from the schema (``manage.py settings_table``).
 Database selection: ``DATABASE_URL`` (one variable), for example
 ``sqlite:////abs/path/db.sqlite3``, ``postgres://postgres@127.0.0.1:5432/bizmemory``
 or ``mysql://root@127.0.0.1:3306/bizmemory`` (MySQL/MariaDB). A malformed value
-or an unknown scheme stops start-up with a message that names ``DATABASE_URL``.
+or an unknown scheme stops start-up with a message that names ``DATABASE_URL``. The connection's
+timeouts and keepalives (``DB_*``) are applied by ``bizmemory/database.py``.
 """
 
-import os
-from pathlib import Path
-
-import environ
-from django.core.exceptions import ImproperlyConfigured
-
-from bizmemory import conf
+from bizmemory import conf, database
 
 BASE_DIR = conf.BASE_DIR
 VAR_DIR = conf.VAR_DIR
@@ -82,57 +77,19 @@ TEMPLATES = [
 WSGI_APPLICATION = "bizmemory.wsgi.application"
 
 
-def _database_from_env() -> dict:
-    """Parse ``DATABASE_URL`` into a Django DATABASES entry.
-
-    Returns the ``default`` database dict. Raises ImproperlyConfigured naming
-    ``DATABASE_URL`` when the scheme is not sqlite, postgres or mysql.
-    """
-    url = _v["DATABASE_URL"]
-    try:
-        db = environ.Env.db_url_config(url)
-    except Exception as exc:  # django-environ raises several types on bad URLs
-        raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from exc
-    engine = db.get("ENGINE", "")
-    allowed = {
-        "django.db.backends.sqlite3",
-        "django.db.backends.postgresql",
-        "django.db.backends.mysql",
-    }
-    if engine not in allowed:
-        raise ImproperlyConfigured(
-            f"DATABASE_URL scheme selects {engine or 'nothing'!r}; use sqlite://, postgres:// or mysql://"
-        )
-    if engine == "django.db.backends.sqlite3":
-        if db["NAME"] not in ("", ":memory:"):
-            Path(db["NAME"]).parent.mkdir(parents=True, exist_ok=True)
-        # A busy timeout lets the web process and qcluster workers share the file.
-        db.setdefault("OPTIONS", {})["timeout"] = 20
-        # BEGIN IMMEDIATE: a transaction takes the write lock up front, so it waits (timeout above)
-        # instead of failing with "database is locked" when it upgrades from reading to writing
-        # while a worker writes (benchmarks/soak.py measured 50% 503s on ingest without it).
-        db["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
-        # The test database is a file so end-to-end tests can share it with a real qcluster.
-        # One file per test process, so concurrent runs on one machine do not collide.
-        db.setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"test-bizmemory-{os.getpid()}.sqlite3")
-    elif engine == "django.db.backends.mysql":
-        opts = db.setdefault("OPTIONS", {})
-        opts.setdefault("charset", "utf8mb4")
-        opts.setdefault("init_command", "SET sql_mode='STRICT_TRANS_TABLES'")
-        db.setdefault("TEST", {})["CHARSET"] = "utf8mb4"
-        db["TEST"]["COLLATION"] = "utf8mb4_unicode_ci"
-    db["ATOMIC_REQUESTS"] = False
-    # Persistent connections for the servers (a new PostgreSQL/MariaDB connection per request costs
-    # more than the context request itself); health checks drop a connection that died, e.g. across a
-    # database restart, before it is used. SQLite opens a file: nothing to keep.
-    server = engine != "django.db.backends.sqlite3"
-    age = _v["DB_CONN_MAX_AGE"]
-    db["CONN_MAX_AGE"] = (60 if server else 0) if age is None else age
-    db["CONN_HEALTH_CHECKS"] = server
-    return db
-
-
-DATABASES = {"default": _database_from_env()}
+# Parsed from DATABASE_URL, with the DB_* timeouts and keepalives mapped onto each engine's options
+# (bizmemory/database.py explains each one, per engine).
+DATABASES = {"default": database.database_settings(_v)}
+# The timeouts in force, also listed on the staff page's guardrails.
+DB_CONNECT_TIMEOUT = _v["DB_CONNECT_TIMEOUT"]
+DB_STATEMENT_TIMEOUT = _v["DB_STATEMENT_TIMEOUT"]
+DB_LOCK_TIMEOUT = _v["DB_LOCK_TIMEOUT"]
+DB_IDLE_IN_TRANSACTION_TIMEOUT = _v["DB_IDLE_IN_TRANSACTION_TIMEOUT"]
+DB_READ_TIMEOUT = _v["DB_READ_TIMEOUT"]
+DB_WRITE_TIMEOUT = _v["DB_WRITE_TIMEOUT"]
+DB_KEEPALIVES_IDLE = _v["DB_KEEPALIVES_IDLE"]
+DB_KEEPALIVES_INTERVAL = _v["DB_KEEPALIVES_INTERVAL"]
+DB_KEEPALIVES_COUNT = _v["DB_KEEPALIVES_COUNT"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -189,6 +146,10 @@ Q_BROKER = _v["Q_BROKER"]  # orm or redis (conf.load checks it)
 Q_CLUSTER = {
     "name": _v["Q_CLUSTER_NAME"],
     "workers": _v["Q_WORKERS"],
+    # A task stuck on a dead connection: SIGALRM at `timeout` raises in the task, the guard kills a
+    # worker still busy at timeout + 3 s and starts a fresh one (a new connection), and the
+    # unacknowledged task comes back after `retry` (> timeout). The database timeouts end what
+    # they can sooner; on PostgreSQL a frozen path only this does (README "Database timeouts").
     "timeout": _v["Q_TIMEOUT"],
     "retry": _v["Q_RETRY"],
     "max_attempts": 3,

@@ -33,7 +33,7 @@ def test_the_schema_is_consistent():
     labels = {c.label for c in apps.get_app_configs()}
     for s in conf.SETTINGS:
         assert s.help and s.app in labels, s.name
-        assert s.default is None or s.limit is None or not s.limit.check or s.limit.ok(s.default), s.name
+        assert s.default is None or s.limit is None or s.limit.ok(s.default), s.name
     for c in conf.CHECKS:
         assert c.app in labels and all(n in conf.BY_NAME for n in c.settings), c.id
     ids = [c.id for c in conf.CHECKS]
@@ -60,6 +60,8 @@ def test_each_declared_check_is_emitted_by_its_apps_checks_module():
     ({"BIZMEMORY_SENSITIVE_WORDS": " 绝密, ,internal price "}, ("SENSITIVE_WORDS", ["绝密", "internal price"])),
     ({"BIZMEMORY_API_RATE_READ": ""}, ("API_RATE_READ", "")),
     ({"TIME_ZONE": "Asia/Shanghai"}, ("TIME_ZONE", "Asia/Shanghai")),
+    ({"DB_STATEMENT_TIMEOUT": "0"}, ("DB_STATEMENT_TIMEOUT", 0)),  # 0 = not set
+    ({"DB_KEEPALIVES_COUNT": "1"}, ("DB_KEEPALIVES_COUNT", 1)),
     # An out-of-limit value parses: its app's system check reports it (below).
     ({"BIZMEMORY_SNAPSHOTS_KEEP": "1"}, ("SNAPSHOTS_KEEP", 1)),
 ])
@@ -74,11 +76,24 @@ def test_values_parse(env, expected):
     ("BIZMEMORY_LLM_TIMEOUT_SECONDS", "inf"), ("BIZMEMORY_SEARCH_DECAY_FLOOR", "nan"),
     ("BIZMEMORY_CONTEXT_DEFAULT_TOKENS", "abc"),
     ("TIME_ZONE", "Mars/Olympus_Mons"), ("Q_BROKER", "kafka"),
+    # settings.py builds DATABASES from these: their limits are enforced when they are read.
+    ("DB_STATEMENT_TIMEOUT", "-1"), ("DB_LOCK_TIMEOUT", "1.5"), ("DB_KEEPALIVES_INTERVAL", "0"),
+    ("DB_KEEPALIVES_COUNT", "0"),
 ])
 def test_a_value_that_does_not_parse_stops_loading_naming_the_variable(var, value):
     with pytest.raises(ImproperlyConfigured) as exc:
         conf.load({var: value})
     assert var in str(exc.value)
+
+
+def test_a_parse_time_range_says_what_it_wanted(monkeypatch):
+    # A Range without a check id is enforced by load(), like a Choices without one.
+    monkeypatch.setattr(conf, "SETTINGS", conf.SETTINGS + (
+        conf.Setting("PROBE", "int", 1, "A probe.", "bizmemory", group="", limit=conf.Range("", 0, low_open=True)),))
+    assert conf.load({"PROBE": "2"}).values["PROBE"] == 2
+    with pytest.raises(ImproperlyConfigured, match=r"PROBE must be > 0, not 0"):
+        conf.load({"PROBE": "0"})
+    assert conf.Range("", 0, 1, low_open=True).plain() == "in (0, 1]"
 
 
 def test_every_bad_variable_is_named_at_once():

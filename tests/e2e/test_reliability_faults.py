@@ -20,9 +20,10 @@ from audit.models import QuarantineRecord
 from consolidation.models import JournalEntry, JournalStatus, Message, Session
 from profiles.models import Snapshot
 from profiles.models import MemoryDocument, MemoryItem, MemorySettings
+from tests.tcp_proxy import TcpProxy
 
 from .conftest import database_url_of_test_db, wait_for
-from .fakes import FakeUpstream, TcpProxy
+from .fakes import FakeUpstream
 
 pytestmark = pytest.mark.e2e
 

@@ -32,9 +32,9 @@ from django.utils import timezone
 
 from consolidation.due import sessions_behind
 from consolidation.models import JournalEntry, Message, MessageRole, Session
+from tests.tcp_proxy import TcpProxy
 
 from .conftest import TOPOLOGY, database_url_of_test_db, wait_for
-from .fakes import TcpProxy
 
 pytestmark = pytest.mark.e2e
 
