@@ -12,9 +12,10 @@ Pure Python, no Django, no presidio: :mod:`audit.sanitizer` and :mod:`audit.floo
 
 Rewrites, in this order:
 
-1. character folding: any non-ASCII character whose NFKC form is printable ASCII
-   (full-width letters, digits and punctuation, the ideographic space, circled digits,
-   ``＠``), and any Unicode decimal digit, becomes that ASCII text;
+1. character folding: any Unicode decimal digit, and any non-ASCII letter or digit whose NFKC
+   form is ASCII (full-width letters and digits, circled digits), becomes that ASCII text, and
+   so do the full-width symbols found inside numbers and addresses (``＠ ． － ＋ （ ） ＿ ＃ ／``,
+   the ideographic space); sentence punctuation (``，。；！？``) stays;
 2. spelled-out digits: a run of English digit words ("zero", "oh", "one" … "nine",
    "double five", "triple eight"), possibly mixed with digit groups, holding four digits or
    more; and a run of Chinese digit characters (``零〇一二三四五六七八九幺`` and the formal
@@ -103,6 +104,11 @@ def _apply(norm: Normalized, pieces: _Pieces) -> Normalized:
 # ------------------------------------------------------------------ 1. character folding
 
 
+# Full-width punctuation that belongs inside a number or an address is folded; sentence
+# punctuation (，。：；！？) is not: it ends a token, and patterns read it as Chinese text.
+_FOLD_SYMBOLS = frozenset("＠﹫．－﹣＋﹢（）＿＃／　    ")
+
+
 @functools.lru_cache(maxsize=4096)
 def _fold_char(ch: str) -> str | None:
     try:
@@ -110,7 +116,9 @@ def _fold_char(ch: str) -> str | None:
     except ValueError:
         pass
     folded = unicodedata.normalize("NFKC", ch)
-    if folded != ch and folded.isascii() and folded.isprintable():
+    if folded == ch or not folded.isascii() or not folded.isprintable():
+        return None
+    if folded.isalnum() or ch in _FOLD_SYMBOLS:
         return folded
     return None
 

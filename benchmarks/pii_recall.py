@@ -15,6 +15,8 @@ Prints one JSON line per figure (``benchmarks.common.emit``):
   Sentences are sampled with a fixed seed, at most ``--fp-max`` per set;
 * ``pii_analyze_ms`` — mean analyze time per sentence over the whole run.
 
+Every line carries ``phone_leniency`` (``--phone-leniency`` measures another one).
+
 ``--misses`` also prints every missed value and every chit-chat hit (one JSON line each).
 A missing ``../shared/datasets`` prints a ``skipped`` line for the FP figures only.
 """
@@ -133,9 +135,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", type=Path, default=SET)
     ap.add_argument("--fp-max", type=int, default=4000, help="sentences sampled per chit-chat set (default 4000)")
     ap.add_argument("--misses", action="store_true", help="print every missed value and every chit-chat hit")
+    ap.add_argument("--phone-leniency", choices=["POSSIBLE", "VALID", "STRICT_GROUPING", "EXACT_GROUPING"],
+                    help="python-phonenumbers matcher leniency to measure (default: audit.recognizers_phone.LENIENCY)")
     args = ap.parse_args(argv)
 
+    from audit import recognizers_phone
     from audit.sanitizer import analyze, warm_up
+
+    from phonenumbers import Leniency
+
+    if args.phone_leniency:
+        recognizers_phone.LENIENCY = getattr(Leniency, args.phone_leniency)
 
     warm_up()
     calls, spent = 0, 0.0
@@ -148,12 +158,13 @@ def main(argv: list[str] | None = None) -> int:
         calls += 1
         return hits
 
+    leniency = {v: k for k, v in vars(Leniency).items() if k.isupper()}[recognizers_phone.LENIENCY]
     records = load_set(args.set)
     kinds, forms, misses = recall_by(records, timed_analyze)
     for kind, (found, total) in sorted(kinds.items()):
-        emit("pii_recall", found / total, "share", n=total, kind=kind)
+        emit("pii_recall", found / total, "share", n=total, kind=kind, phone_leniency=leniency)
     found = sum(f for f, _ in kinds.values())
-    emit("pii_recall", found / len(records), "share", n=len(records), kind="all",
+    emit("pii_recall", found / len(records), "share", n=len(records), kind="all", phone_leniency=leniency,
          zh=sum(1 for r in records if r["lang"] == "zh"), en=sum(1 for r in records if r["lang"] == "en"))
     for (kind, form), (f, total) in sorted(forms.items()):
         emit("pii_recall_by_form", f / total, "share", n=total, kind=kind, form=form)
@@ -176,10 +187,10 @@ def main(argv: list[str] | None = None) -> int:
                     if args.misses:
                         print(json.dumps({"fp": name, "text": s, "hits": [(h.entity_type, s[h.start:h.end]) for h in hits]},
                                          ensure_ascii=False))
-            emit("pii_fp_rate", flagged / len(sentences), "share", n=len(sentences), dataset=name)
+            emit("pii_fp_rate", flagged / len(sentences), "share", n=len(sentences), dataset=name, phone_leniency=leniency)
             flagged_all += flagged
             total_all += len(sentences)
-        emit("pii_fp_rate", flagged_all / total_all, "share", n=total_all, dataset="all")
+        emit("pii_fp_rate", flagged_all / total_all, "share", n=total_all, dataset="all", phone_leniency=leniency)
     emit("pii_analyze_ms", spent / calls * 1000, "ms", n=calls)
     return 0
 

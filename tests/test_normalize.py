@@ -11,6 +11,7 @@ from audit.normalize import normalize
         ("手机１３８１２３４５６７８谢谢", "手机13812345678谢谢"),
         ("ＡＢＣ＠ｅｘａｍｐｌｅ．ｃｏｍ", "ABC@example.com"),
         ("电话　010－62345678", "电话 010-62345678"),
+        ("验证码１２３４５６，５分钟", "验证码123456，5分钟"),  # sentence punctuation is not folded
         ("call me on one three eight one two three four five six seven eight", "call me on 13812345678"),
         ("it is double five, one two three four", "it is 55 1234"),
         ("nine one one oh two five", "911025"),
