@@ -326,11 +326,11 @@ _STREET_WORDS = ("address", "live at", "lives at", "living at", "ship", "send", 
 
 
 def _street_not_a_count(text: str, start: int, end: int) -> Optional[tuple[int, int]]:
-    # "3 National Parks", "2 Blue Mountains": a small count before a plural suffix is a count,
+    # "3 National Parks", "2 Blue Mountains": one digit before a plural suffix is a count,
     # unless an address word is near.
     number = re.match(r"\d+", text[start:end])
     core = re.sub(r",?[ \t]+(?:" + _EN_UNIT + r")$", "", text[start:end])
-    if (number and len(number.group()) <= 2 and _PLURAL_SUFFIX.search(core)
+    if (number and len(number.group()) == 1 and _PLURAL_SUFFIX.search(core)
             and not _context_near(text, start, end, _STREET_WORDS, 40, 10)):
         return None
     return start, end
