@@ -284,18 +284,26 @@ def _sensitive_word_hits(text: str, words: Iterable[str]) -> list[Hit]:
 _SAME_SPAN_PRECEDENCE = {("US_SSN", "PHONE_NUMBER"), ("CN_MOBILE", "PHONE_NUMBER"), ("CN_LANDLINE", "PHONE_NUMBER")}
 
 
+_CARD_TYPES = frozenset({"BANK_CARD", "CREDIT_CARD"})
+
+
 def _resolve_overlaps(hits: Iterable[Hit]) -> list[Hit]:
     """Keep non-overlapping hits: higher score first, then the longer span.
 
-    Exception: on an identical span, a type listed first in
-    :data:`_SAME_SPAN_PRECEDENCE` beats the second (US_SSN over PHONE_NUMBER).
+    Exceptions: on an identical span, a type listed first in
+    :data:`_SAME_SPAN_PRECEDENCE` beats the second (US_SSN over PHONE_NUMBER); a card number
+    inside a longer card number is part of it (presidio's Luhn-valid 16 digits of a 19-digit
+    card with a wrong check digit would leave the last three unmasked).
     """
     hits = list(hits)
     spans = {(h.start, h.end, h.entity_type) for h in hits}
+    cards = [h for h in hits if h.entity_type in _CARD_TYPES]
     hits = [
         h for h in hits
         if not any((w, h.entity_type) in _SAME_SPAN_PRECEDENCE and (h.start, h.end, w) in spans
                    for w in ENTITY_TYPES)
+        and not (h.entity_type in _CARD_TYPES
+                 and any(c.start <= h.start and h.end <= c.end and c.end - c.start > h.end - h.start for c in cards))
     ]
     ranked = sorted(
         hits,

@@ -47,6 +47,8 @@ def covered(text, value):
         # a Luhn-invalid card with no card word
         ("转账到6222021234567890124就行", "6222021234567890124"),
         ("Use 4392 4761 0528 9857 for the refund.", "4392 4761 0528 9857"),
+        # 19 digits, wrong check digit, whose first 16 happen to pass Luhn: the whole number
+        ("Pay it into 6225 5858 5308 9171 359, that's mine.", "6225 5858 5308 9171 359"),
         # passports
         ("My passport number is 677429026.", "677429026"),
         ("护照号码：E12345678，办签证用", "E12345678"),
