@@ -21,6 +21,9 @@ HIT_TYPE_NAMES = {
     "IP_ADDRESS": _("IP address"),
     "CN_ADDRESS": _("home address"),
     "EN_STREET_ADDRESS": _("street address"),
+    "WECHAT_ID": _("WeChat ID"),
+    "QQ_NUMBER": _("QQ number"),
+    "LICENSE_PLATE": _("licence plate"),
     "CREDENTIAL": _("password or secret key"),
     "SENSITIVE_WORD": _("sensitive word"),
 }

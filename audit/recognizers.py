@@ -18,15 +18,14 @@ from typing import Callable, Iterable, Optional, Sequence  # noqa: E402
 from presidio_analyzer import EntityRecognizer, Pattern, PatternRecognizer, RecognizerResult  # noqa: E402
 from presidio_analyzer.context_aware_enhancers import ContextAwareEnhancer  # noqa: E402
 
+from .street_suffixes import USPS_NAMES, suffix_pattern  # noqa: E402
+
 LANGUAGE = "en"  # every recognizer runs under one language code: pattern recognizers ignore it
 _LANGUAGE = LANGUAGE
 
 # --------------------------------------------------------------------------
-# Checksums
+# Checksums: python-stdnum (audit.recognizers_kinds), no hand-written ones
 # --------------------------------------------------------------------------
-
-_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-_ID_CHECK = "10X98765432"
 
 
 def _digits(s: str) -> str:
@@ -34,28 +33,17 @@ def _digits(s: str) -> str:
 
 
 def _resident_id_ok(candidate: str) -> Optional[bool]:
-    """GB 11643 check digit for 18-character IDs; None (no checksum) for 15-digit ones."""
-    s = re.sub(r"[ \-]", "", candidate).upper()
-    if len(s) == 15:
-        return None
-    if len(s) != 18 or not s[:17].isdigit():
-        return False
-    total = sum(int(d) * w for d, w in zip(s[:17], _ID_WEIGHTS))
-    return _ID_CHECK[total % 11] == s[17]
+    """GB 11643 check digit and birth date (``stdnum.cn.ric``); None for 15-digit ids."""
+    from .recognizers_kinds import resident_id_ok
+
+    return resident_id_ok(candidate)
 
 
 def _luhn_ok(candidate: str) -> bool:
-    """Luhn check over the digits of ``candidate`` (12-19 digits required)."""
-    digits = _digits(candidate)
-    if not 12 <= len(digits) <= 19:
-        return False
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
+    """Luhn check (``stdnum.luhn``) over the digits of ``candidate`` (12-19 digits required)."""
+    from .recognizers_kinds import luhn_ok
+
+    return luhn_ok(candidate)
 
 
 # --------------------------------------------------------------------------
@@ -219,49 +207,12 @@ _MOBILE = (
     + _NUM_AFTER
 )
 
-_ID18 = (
-    r"(?<![0-9A-Za-z_\-])[1-9]\d{5}[ ]?(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])"
-    r"(?:0[1-9]|[12]\d|3[01])[ ]?\d{3}[0-9Xx](?![0-9A-Za-z_])"
-)
-_ID15 = (
-    r"(?<![0-9A-Za-z_\-])[1-9]\d{5}\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}"
-    r"(?![0-9A-Za-z_])"
-)
-
-# Issuer prefixes of cards seen in China and abroad: 3 (Amex/JCB), 4 (Visa),
-# 5 (Mastercard), 6 (UnionPay/Discover), 9 (old domestic debit). Excluding 1,
-# 2, 7, 8 removes most order numbers ("2026...") and snowflake ids ("17...").
-_CARD_CONTIGUOUS = _NUM_BEFORE + r"[3-69]\d{15,18}" + _NUM_AFTER
-_CARD_GROUPED = _NUM_BEFORE + r"[3-69]\d{3}([ \-])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?" + _NUM_AFTER
-# Only next to a card word: Mastercard's 2-series (2221-2720, which also reads
-# like "yymmdd…" order numbers) and 12-15 digit cards (Amex, Maestro, JCB-15).
-_CARD_2_SERIES = _NUM_BEFORE + r"2(?:22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)\d{12}" + _NUM_AFTER
-_CARD_SHORT = _NUM_BEFORE + r"(?:\d{12,15}|3[47]\d\d[ \-]\d{6}[ \-]\d{5})" + _NUM_AFTER
-_CARD_WORDS = ("卡", "card", "cc", "visa", "mastercard", "amex", "maestro", "jcb")
-# Any 13-19 digit run, contiguous or in groups of four (Amex 4-6-5), counted as a
-# card without the Luhn check - but only right next to an explicit card word
-# (_CARD_KEYWORDS): people mistype their own card numbers, and a number someone
-# calls their card number is one whatever its checksum says.
-_CARD_ANY = (
-    _NUM_BEFORE
-    + r"(?:\d{13,19}|\d{4}([ \-])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?|\d{4}([ \-])\d{6}\2\d{4,5})"
-    + _NUM_AFTER
-)
-_CARD_KEYWORDS = (
-    "银行卡", "卡号", "借记卡", "信用卡", "储蓄卡", "工资卡", "bank card", "card number", "card no",
-    "card #", "card#", "debit card", "credit card",
-)
-
 # ASCII-only look-arounds so an address glued to Chinese text is still found.
 _EMAIL = (
     r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}@"
     r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?![A-Za-z0-9\-])"
 )
 _FILE_SUFFIXES = ("png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp")
-
-_CN_PASSPORT = r"(?<![0-9A-Za-z])(?:[EG]\d{8}|E[A-HJ-NP-Z]\d{7})(?![0-9A-Za-z])"
-_CN_PASSPORT_OTHER = r"(?<![0-9A-Za-z])(?:[DSP]E?\d{7,8})(?![0-9A-Za-z])"
-_PASSPORT_GENERIC = r"(?<![0-9A-Za-z])[A-Z]{0,2}\d{6,9}(?![0-9A-Za-z])"
 
 _AREA = r"(?:10|2\d|[3-9]\d{2})"  # area code without its leading 0
 _SUBSCRIBER = r"[2-9]\d{2,3}[ \-]?\d{4}"
@@ -297,20 +248,38 @@ _CN_ADDRESS_BUILDING = (
     r"(?:" + _CN_ESTATE + r")?(?<!\d)(?:\d{1,4}(?:号楼|栋|幢|座)\d{1,3}单元\d{1,5}(?:室|号|户)?"
     r"|\d{1,3}单元\d{1,5}(?:室|号|户)|\d{1,4}(?:号楼|栋|幢)\d{2,5}(?:室|户))"
 )
+# Estate + room with no road ("…南湖新村521室", "翠苑小区12幢1503室", "万科城5-2-301"), optionally
+# after the city and district. A bare "12号" counts only after a residential estate word.
+_CN_ESTATE_STRICT = r"(?:小区|花园|新村|公寓|家园|大厦|苑|花苑|雅苑|华庭|公馆)"
+_CN_ESTATE_WIDE = (
+    r"(?:小区|花园|新村|公寓|家园|大厦|苑|华庭|公馆|府|山庄|庄园|城|园|里|坊|湾|大楼|社区|绿洲|天地|名都|豪庭|国际)"
+)
+_CN_ROOM_TAIL = (
+    r"(?<!\d)(?:\d{1,4}(?:号楼|栋|幢|座)\d{0,3}(?:单元)?\d{1,5}(?:室|号|户)?|\d{2,5}(?:室|户)"
+    r"|\d{1,4}-\d{1,3}(?:-\d{1,5})?(?:室|号)?)(?!\d)"
+)
+_CN_ADDRESS_ESTATE = (
+    r"(?:" + _CN_ADMIN + r")?(?:" + _HAN + r"{2,10}?" + _CN_ESTATE_WIDE + _CN_ROOM_TAIL
+    + r"|" + _HAN + r"{2,10}?" + _CN_ESTATE_STRICT + r"\d{1,4}号(?!线)(?:" + _CN_UNIT + r"){0,3})"
+)
 # Words that often precede an address but are not part of it ("寄到我家：…").
 _ADDRESS_LEAD = set("我你他她们家住在到寄往是的为于址送发：:，,、 \t\n")
 # Particles that never occur inside a road name: cut an address after the last
 # one before its first digit ("门店在中山北路1088号" -> "中山北路1088号").
 _ADDRESS_CUT = set("在到住是的为于往寄址：:，,、 \t\n")
 
+_EN_UNIT = r"(?:Apt|Apartment|Suite|Ste|Unit|Floor|Fl|Room|Rm|Flat|Studio)\.?[ \t]*#?[ \t]*[A-Za-z0-9\-]+"
+_EN_NAMES = r"(?:(?:[A-Z][A-Za-z'\-]*\.?|\d+(?:st|nd|rd|th))[ \t]+){1,4}"
+# The suffix is any of the USPS list (audit.street_suffixes), whole word, with or without a stop.
+_EN_SUFFIX = suffix_pattern() + r"(?![A-Za-z'\-])\.?(?:[ \t]+(?:NE|NW|SE|SW|N|S|E|W)\b)?"
 _EN_STREET = (
-    r"(?<![\w\-])\d{1,6}[A-Z]?(?:-\d{1,4})?[ \t]+"
+    r"(?<![A-Za-z0-9_\-])\d{1,6}[A-Z]?(?:-\d{1,4})?[ \t]+"
     r"(?:(?:N|S|E|W|North|South|East|West)\.?[ \t]+)?"
-    r"(?:(?:[A-Z][A-Za-z'\-]*\.?|\d+(?:st|nd|rd|th))[ \t]+){1,4}"
-    r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|"
-    r"Place|Pl|Terrace|Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Crescent|Alley|"
-    r"Trail|Plaza|Row|Close|Grove|Gardens)\b\.?(?:[ \t]+(?:NE|NW|SE|SW|N|S|E|W)\b)?"
-    r"(?:,?[ \t]+(?:Apt|Apartment|Suite|Ste|Unit|Floor|Fl|Room|Rm)\.?[ \t]*#?[ \t]*[A-Za-z0-9\-]+)?"
+    + _EN_NAMES + _EN_SUFFIX + r"(?:,?[ \t]+" + _EN_UNIT + r")?"
+)
+# British form with the flat first and no house number: "Flat 17, Janet Meadows".
+_EN_FLAT_STREET = (
+    r"(?<![A-Za-z0-9_\-])(?:Flat|Studio|Apartment|Unit)[ \t]+\d{1,4}[A-Za-z]?,?[ \t]+" + _EN_NAMES + _EN_SUFFIX
 )
 
 # Continental European form, name first and number after: "Feldstrasse 42",
@@ -349,6 +318,22 @@ def _trim_address(text: str, start: int, end: int) -> Optional[tuple[int, int]]:
     while start < end and text[start] in _ADDRESS_LEAD:
         start += 1
     return (start, end) if end - start >= 4 else None
+
+
+_PLURAL_SUFFIX = re.compile(r"(?:" + "|".join(n for n in USPS_NAMES if n.endswith("s") and not n.endswith("ss")) + r")\.?$")
+_STREET_WORDS = ("address", "live at", "lives at", "living at", "ship", "send", "mail", "moved to", "deliver", "post",
+                 "地址", "住", "寄", "送到")
+
+
+def _street_not_a_count(text: str, start: int, end: int) -> Optional[tuple[int, int]]:
+    # "3 National Parks", "2 Blue Mountains": one digit before a plural suffix is a count,
+    # unless an address word is near.
+    number = re.match(r"\d+", text[start:end])
+    core = re.sub(r",?[ \t]+(?:" + _EN_UNIT + r")$", "", text[start:end])
+    if (number and len(number.group()) == 1 and _PLURAL_SUFFIX.search(core)
+            and not _context_near(text, start, end, _STREET_WORDS, 40, 10)):
+        return None
+    return start, end
 
 
 def _email_not_file(text: str, start: int, end: int) -> Optional[tuple[int, int]]:
@@ -467,71 +452,35 @@ class _CredentialRecognizer(EntityRecognizer):
 
 
 def _custom_recognizers() -> list[EntityRecognizer]:
-    """Every recognizer of our own: numbers and identifiers, then contacts and addresses."""
-    return _number_recognizers() + _contact_recognizers()
+    """Every recognizer of our own: numbers and identifiers (ids, cards, passports, IBANs, WeChat,
+    QQ, plates: :mod:`audit.recognizers_kinds`; international phones:
+    :mod:`audit.recognizers_phone`), then contacts and addresses."""
+    from .recognizers_kinds import kind_recognizers
+    from .recognizers_phone import IntlPhoneRecognizer
+
+    return _number_recognizers() + kind_recognizers() + [IntlPhoneRecognizer()] + _contact_recognizers()
 
 
 def _number_recognizers() -> list[EntityRecognizer]:
-    """Phone numbers, resident ids, bank cards and credentials."""
+    """Chinese mobile numbers and credentials."""
     return [
         _Recognizer(
             "CN_MOBILE",
             [Pattern("cn_mobile", _MOBILE, 0.7)],
             _PHONE_CONTEXT,
         ),
-        _Recognizer(
-            "CN_RESIDENT_ID",
-            [Pattern("cn_id_18", _ID18, 0.5), Pattern("cn_id_15", _ID15, 0.3)],
-            ["身份证", "证件号", "公民身份", "id card", "identity", "resident id"],
-            validator=_resident_id_ok,
-        ),
-        _Recognizer(
-            "BANK_CARD",
-            [Pattern("card_contiguous", _CARD_CONTIGUOUS, 0.5),
-             Pattern("card_grouped", _CARD_GROUPED, 0.5),
-             Pattern("card_2_series", _CARD_2_SERIES, 0.5),
-             Pattern("card_short", _CARD_SHORT, 0.5)],
-            _CARD_CONTEXT,
-            validator=_luhn_ok,
-            context_required={"card_2_series": _CARD_WORDS, "card_short": _CARD_WORDS},
-            context_window=(25, 10),
-        ),
-        _Recognizer(
-            "BANK_CARD",
-            [Pattern("card_any_with_keyword", _CARD_ANY, 0.6)],
-            _CARD_CONTEXT,
-            context_required={"card_any_with_keyword": _CARD_KEYWORDS},
-            context_window=(25, 10),
-            name="bizmemory_bank_card_keyword",
-        ),
         _CredentialRecognizer(),
     ]
 
 
 def _contact_recognizers() -> list[EntityRecognizer]:
-    """E-mail addresses, passports, other phone formats, landlines and street addresses."""
+    """E-mail addresses, phones written in groups next to a phone word, landlines and street addresses."""
     return [
         _Recognizer(
             "EMAIL_ADDRESS",
             [Pattern("email_ascii_lookaround", _EMAIL, 0.9)],
             ["邮箱", "邮件", "email", "e-mail", "mail"],
             adjust=_email_not_file,
-        ),
-        _Recognizer(
-            "CN_PASSPORT",
-            [Pattern("cn_passport_e_g", _CN_PASSPORT, 0.6),
-             Pattern("cn_passport_d_s_p", _CN_PASSPORT_OTHER, 0.3)],
-            ["护照", "passport", "证件", "签证", "visa"],
-            context_required={"cn_passport_d_s_p": ()},
-            context_window=(25, 10),
-        ),
-        _Recognizer(
-            "PASSPORT",
-            [Pattern("passport_with_context", _PASSPORT_GENERIC, 0.3)],
-            ["护照", "passport"],
-            context_required={"passport_with_context": ()},
-            context_window=(25, 10),
-            flags=_FLAGS_CASED,
         ),
         _Recognizer(
             "PHONE_NUMBER",
@@ -552,14 +501,17 @@ def _contact_recognizers() -> list[EntityRecognizer]:
             "CN_ADDRESS",
             [Pattern("cn_address_admin_road", _CN_ADDRESS_FULL, 0.85),
              Pattern("cn_address_road", _CN_ADDRESS_ROAD, 0.6),
-             Pattern("cn_address_building", _CN_ADDRESS_BUILDING, 0.55)],
+             Pattern("cn_address_building", _CN_ADDRESS_BUILDING, 0.55),
+             Pattern("cn_address_estate", _CN_ADDRESS_ESTATE, 0.6)],
             ["地址", "住址", "寄到", "家住", "收货", "address"],
             adjust=_trim_address,
         ),
         _Recognizer(
             "EN_STREET_ADDRESS",
-            [Pattern("en_street", _EN_STREET, 0.6), Pattern("eu_street", _EU_STREET, 0.6)],
+            [Pattern("en_street", _EN_STREET, 0.6), Pattern("en_flat_street", _EN_FLAT_STREET, 0.6),
+             Pattern("eu_street", _EU_STREET, 0.6)],
             ["address", "live at", "lives at", "ship to", "mail to"],
+            adjust=_street_not_a_count,
             flags=_FLAGS_CASED,
         ),
     ]

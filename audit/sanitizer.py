@@ -9,15 +9,22 @@ This module imports no Django code and can be used before ``django.setup()``.
 Importing it imports presidio (about 1.5 s, mostly spaCy); building the engine
 is lazy and happens on the first :func:`analyze` or on :func:`warm_up`.
 
-Entity types (see :data:`ENTITY_TYPES`): CN_MOBILE, CN_LANDLINE,
-CN_RESIDENT_ID (check digit), BANK_CARD (Luhn; or any 13-19 digit run right
-next to a card word such as "银行卡"/"card number"), CN_PASSPORT, PASSPORT (only
-next to "passport"/"护照"), EMAIL_ADDRESS, CN_ADDRESS, EN_STREET_ADDRESS,
-PHONE_NUMBER and CREDENTIAL (the value after "password"/"密码"/"验证码"/"token"...,
-and well-known secret formats: ``sk-…``, ``ghp_…``, ``AKIA…``, JWTs) from our own
-patterns; CREDIT_CARD, US_SSN, IBAN_CODE, IP_ADDRESS and PHONE_NUMBER from
-presidio's predefined recognizers; SENSITIVE_WORD from the caller's word list.
-Names and places need NER and are not detected.
+Text is normalised first (:mod:`audit.normalize`: full-width characters, digits
+spelled out in English or Chinese, "at/dot" e-mail addresses), hits are mapped back
+onto the original characters.
+
+Entity types (see :data:`ENTITY_TYPES`): by kind of identifier
+(:mod:`audit.recognizers_kinds`, checksums from python-stdnum, a context word is
+enough whatever the check digit) CN_RESIDENT_ID, BANK_CARD, CN_PASSPORT, PASSPORT,
+IBAN_CODE, WECHAT_ID, QQ_NUMBER, LICENSE_PLATE; PHONE_NUMBER from
+python-phonenumbers' matcher (:mod:`audit.recognizers_phone`) and grouped digits next
+to a phone word; CN_MOBILE, CN_LANDLINE, EMAIL_ADDRESS, CN_ADDRESS (road + number, or
+estate + room), EN_STREET_ADDRESS (the USPS suffix list, :mod:`audit.street_suffixes`)
+and CREDENTIAL (the value after "password"/"密码"/"验证码"/"token"..., and well-known
+secret formats: ``sk-…``, ``ghp_…``, ``AKIA…``, JWTs) from :mod:`audit.recognizers`;
+CREDIT_CARD, US_SSN and IP_ADDRESS from presidio's predefined recognizers;
+SENSITIVE_WORD from the caller's word list. Names and places need NER and are not
+detected. Text served to agents from raw turns also passes :mod:`audit.floor`.
 
 Things this module deliberately works around (see ``shared/FACTS.md``):
 
@@ -50,12 +57,11 @@ from presidio_analyzer import AnalyzerEngine, RecognizerRegistry, RecognizerResu
 from presidio_analyzer.nlp_engine import NoOpNlpEngine  # noqa: E402
 from presidio_analyzer.predefined_recognizers import (  # noqa: E402
     CreditCardRecognizer,
-    IbanRecognizer,
     IpRecognizer,
-    PhoneRecognizer,
     UsSsnRecognizer,
 )
 
+from .normalize import normalize  # noqa: E402
 from .recognizers import (  # noqa: E402
     _CARD_CONTEXT,
     _PHONE_CONTEXT,
@@ -64,6 +70,7 @@ from .recognizers import (  # noqa: E402
     _custom_recognizers,
     _digits,
 )
+from .recognizers_kinds import ID_CONTEXT  # noqa: E402
 
 __all__ = ["ENTITY_TYPES", "Hit", "analyze", "mask", "warm_up"]
 
@@ -86,6 +93,9 @@ ENTITY_TYPES: tuple[str, ...] = (
     "IP_ADDRESS",
     "CN_ADDRESS",
     "EN_STREET_ADDRESS",
+    "WECHAT_ID",
+    "QQ_NUMBER",
+    "LICENSE_PLATE",
     "CREDENTIAL",
     "SENSITIVE_WORD",
 )
@@ -121,11 +131,6 @@ class _IpRecognizer(IpRecognizer):
             r for r in super().analyze(text, entities, nlp_artifacts, regex_flags)
             if not _VERSION_BEFORE.search(text[max(0, r.start - 12) : r.start])
         ]
-
-
-_FORMATTED_PHONE = re.compile(
-    r"\+\d[\d \-().]{6,}\d|\(?\d{2,5}\)?[ \-.]\d{2,4}[ \-.]\d{2,4}(?:[ \-.]\d{2,4})?"
-)
 
 
 class _CreditCardRecognizer(CreditCardRecognizer):
@@ -168,36 +173,6 @@ class _UsSsnRecognizer(UsSsnRecognizer):
         ]
 
 
-_DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
-
-
-class _PhoneRecognizer(PhoneRecognizer):
-    """python-phonenumbers matcher, trusted more when the number is written like one.
-
-    A bare digit run that happens to be a valid number ("order 4155552671")
-    keeps presidio's 0.4 and needs a context word to pass 0.5; one written with
-    a "+" or grouped with separators ("905-674-3793", "07700 063 966") gets 0.6.
-    "number" is dropped from the context words: it follows "order" as often as
-    "phone".
-    """
-
-    CONTEXT = _PHONE_CONTEXT + ["fax", "传真"]
-
-    def __init__(self) -> None:
-        super().__init__(context=self.CONTEXT, supported_language=_LANGUAGE)
-
-    def analyze(self, text, entities, nlp_artifacts=None):
-        # Dotted quads are IP addresses, never phone numbers.
-        results = [
-            r for r in super().analyze(text, entities, nlp_artifacts)
-            if not _DOTTED_QUAD.fullmatch(text[r.start : r.end])
-        ]
-        for r in results:
-            if _FORMATTED_PHONE.fullmatch(text[r.start : r.end]):
-                r.score = max(r.score, 0.6)
-        return results
-
-
 def _predefined_recognizers() -> list:
     # Left out on purpose: NER recognizers (PERSON, LOCATION...: need a model),
     # DateRecognizer/UrlRecognizer/UuidRecognizer/MacAddressRecognizer/
@@ -205,13 +180,14 @@ def _predefined_recognizers() -> list:
     # UsLicenseRecognizer/NhsRecognizer (weak digit runs that hit order numbers),
     # UsPassportRecognizer (PASSPORT above covers 9-digit numbers near "passport"),
     # EmailRecognizer (its \w-based pattern swallows Chinese text glued to an
-    # address, "邮箱zhang@example.com"; EMAIL_ADDRESS above replaces it).
+    # address, "邮箱zhang@example.com"; EMAIL_ADDRESS above replaces it),
+    # IbanRecognizer and PhoneRecognizer (replaced by audit.recognizers_kinds' IBAN_CODE, which
+    # takes a wrong check next to "IBAN", and audit.recognizers_phone, which also finds numbers
+    # python-phonenumbers deems possible but not valid).
     return [
         _CreditCardRecognizer(supported_language=_LANGUAGE),
         _UsSsnRecognizer(),
-        IbanRecognizer(supported_language=_LANGUAGE),
         _IpRecognizer(supported_language=_LANGUAGE),
-        _PhoneRecognizer(),
     ]
 
 
@@ -264,7 +240,7 @@ def warm_up() -> None:
 # number - unless a card/phone word is near as well.
 _IDENTIFIER_LABELS = (
     "订单", "单号", "编号", "流水", "运单", "工单", "交易号", "批次", "发票", "序列号",
-    "order", "invoice", "ticket", "trace", "txn", "tracking", "sku", "serial",
+    "order", "invoice", "ticket", "trace", "txn", "tracking", "sku", "serial", "ref", "reference",
     "request id", "id=", "id:", "id ", "no.", "#", "checksum", "hash", "crc", "md5", "sha1", "sha256",
 )
 _LABEL_SENSITIVE_TYPES = {
@@ -273,6 +249,7 @@ _LABEL_SENSITIVE_TYPES = {
     "CN_MOBILE": _PHONE_CONTEXT,
     "CN_LANDLINE": _PHONE_CONTEXT,
     "PHONE_NUMBER": _PHONE_CONTEXT,
+    "CN_RESIDENT_ID": list(ID_CONTEXT),
 }
 
 
@@ -303,21 +280,30 @@ def _sensitive_word_hits(text: str, words: Iterable[str]) -> list[Hit]:
 # (winner, loser): when hits of these two types cover exactly the same span the
 # first wins whatever the scores (python-phonenumbers also reads "078-05-1120"
 # as a phone number, at a higher base score than presidio's SSN pattern).
-_SAME_SPAN_PRECEDENCE = {("US_SSN", "PHONE_NUMBER")}
+# Likewise the Chinese mobile and landline patterns name a span python-phonenumbers also finds.
+_SAME_SPAN_PRECEDENCE = {("US_SSN", "PHONE_NUMBER"), ("CN_MOBILE", "PHONE_NUMBER"), ("CN_LANDLINE", "PHONE_NUMBER")}
+
+
+_CARD_TYPES = frozenset({"BANK_CARD", "CREDIT_CARD"})
 
 
 def _resolve_overlaps(hits: Iterable[Hit]) -> list[Hit]:
     """Keep non-overlapping hits: higher score first, then the longer span.
 
-    Exception: on an identical span, a type listed first in
-    :data:`_SAME_SPAN_PRECEDENCE` beats the second (US_SSN over PHONE_NUMBER).
+    Exceptions: on an identical span, a type listed first in
+    :data:`_SAME_SPAN_PRECEDENCE` beats the second (US_SSN over PHONE_NUMBER); a card number
+    inside a longer card number is part of it (presidio's Luhn-valid 16 digits of a 19-digit
+    card with a wrong check digit would leave the last three unmasked).
     """
     hits = list(hits)
     spans = {(h.start, h.end, h.entity_type) for h in hits}
+    cards = [h for h in hits if h.entity_type in _CARD_TYPES]
     hits = [
         h for h in hits
         if not any((w, h.entity_type) in _SAME_SPAN_PRECEDENCE and (h.start, h.end, w) in spans
                    for w in ENTITY_TYPES)
+        and not (h.entity_type in _CARD_TYPES
+                 and any(c.start <= h.start and h.end <= c.end and c.end - c.start > h.end - h.start for c in cards))
     ]
     ranked = sorted(
         hits,
@@ -367,14 +353,16 @@ def analyze(
         raise ValueError(f"score_threshold must be within [0, 1], got {score_threshold!r}")
     hits = _sensitive_word_hits(text, sensitive_words)
     if text.strip():
+        # Matched on the normalised text (full-width and spelled-out digits, spelled-out e-mail
+        # addresses: audit.normalize); every hit is mapped back onto the original characters.
+        norm = normalize(text)
         results = _get_engine().analyze(
-            text=text, language=_LANGUAGE, score_threshold=score_threshold
+            text=norm.text, language=_LANGUAGE, score_threshold=score_threshold
         )
-        hits.extend(
-            Hit(r.entity_type, r.start, r.end, round(float(r.score), 4))
-            for r in results
-            if r.score > 0 and r.end > r.start and not _is_labelled_identifier(text, r)
-        )
+        for r in results:
+            if r.score > 0 and r.end > r.start and not _is_labelled_identifier(norm.text, r):
+                start, end = norm.span(r.start, r.end)
+                hits.append(Hit(r.entity_type, start, end, round(float(r.score), 4)))
     return _resolve_overlaps(hits)
 
 

@@ -69,6 +69,7 @@ STEPS = [
     Step("extraction_throughput", "throughput", ["extraction_throughput.py"]),
     Step("extractor_speed", "throughput", ["extractor_speed.py"]),
     Step("sanitizer_latency", "throughput", ["sanitizer_latency.py"]),
+    Step("pii_recall", "quality", ["pii_recall.py"]),
     Step("memory_rss", "memory", ["memory_rss.py"], quick=["--quick"]),
 ]
 

@@ -4,7 +4,10 @@ Owned by the pipeline, which knows which turns may be a search source (``Message
 set by extraction): it writes the chunks after an extraction commits (:func:`session_index_after_commit`)
 and deletes them with their messages (:func:`session_chunks_delete`). The memory store only
 reads them (``profiles.search``). Rule: issue 15, "derived state after commit"; issue 14,
-"assistant and tool turns are not indexed for search" is not applied yet (assistant turns are).
+"assistant and tool turns are not indexed for search at all": only the user's own turns are
+chunks, and their text passes the detector's mask and the masking floor (``audit.floor``) before
+it is stored, so neither the served text nor the lexical postings hold a 7+ digit run or an
+address. Migration ``consolidation.0012`` brought older chunks to the same rule.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import logging
 from django.db import transaction
 from django.db.models import Max
 
+from audit.floor import mask_floor
 from audit.sanitizer import analyze, mask
 from profiles import derived
 from profiles.models import MemoryVector, VectorSource
@@ -28,19 +32,23 @@ MESSAGE_CHUNK_CHARS = 2000
 INDEX_BATCH = 256
 
 
-def _masked(text: str) -> str:
+def chunk_text(text: str) -> str:
+    """What a user turn becomes as a search chunk: its first :data:`MESSAGE_CHUNK_CHARS`
+    characters with the sanitizer's hits masked, then the masking floor (every 7+ digit run,
+    every e-mail or handle shape: ``audit.floor.mask_floor``)."""
+    text = text[:MESSAGE_CHUNK_CHARS]
     hits = analyze(text)
-    return mask(text, hits) if hits else text
+    return mask_floor(mask(text, hits) if hits else text)
 
 
 def session_index_refresh(*, user_id: int, batch: int = INDEX_BATCH) -> int:
     """Embed ``user_id``'s messages not yet indexed, oldest first; returns how many were added.
 
-    Indexes ``user`` and ``assistant`` messages (never tool output or the platform's system /
-    developer prompts) that extraction marked as a memory source
+    Indexes the user's own messages only (never assistant or tool turns, never the platform's
+    system / developer prompts) that extraction marked as a memory source
     (``Message.memory_source``: not memory-off, temporary, scheduled, disabled/excluded-expert,
-    quarantined or cleared turns), PII masked, one chunk per message (first
-    :data:`MESSAGE_CHUNK_CHARS` characters). Each batch of ``batch`` messages is one
+    quarantined or cleared turns), one chunk per message (:func:`chunk_text`: PII masked, then
+    the masking floor). Each batch of ``batch`` messages is one
     transaction, so an interrupted run resumes where it stopped. Raises
     ``profiles.embeddings.EmbedderError`` when the embedder fails.
     """
@@ -54,7 +62,7 @@ def session_index_refresh(*, user_id: int, batch: int = INDEX_BATCH) -> int:
                 session__user_id=user_id,
                 session__temporary=False,
                 memory_source=True,
-                role__in=[MessageRole.USER, MessageRole.ASSISTANT],
+                role=MessageRole.USER,
                 pk__gt=last,
             )
             .order_by("pk")
@@ -66,7 +74,7 @@ def session_index_refresh(*, user_id: int, batch: int = INDEX_BATCH) -> int:
         # guessed number (quarantined turns are not a source at all).
         rows = [
             {"user_id": user_id, "source": VectorSource.MESSAGE, "message_id": m["pk"], "kind": m["role"],
-             "text": _masked(m["content"][:MESSAGE_CHUNK_CHARS]), "date": m["created_at"]}
+             "text": chunk_text(m["content"]), "date": m["created_at"]}
             for m in msgs
         ]
         embedded = chunks_embed([r["text"] for r in rows])  # before the write transaction

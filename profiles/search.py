@@ -55,6 +55,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
+from audit.floor import mask_floor
 from audit.sanitizer import analyze, mask
 from audit.services import sensitive_words_active
 
@@ -511,7 +512,10 @@ def memory_search(
     ≥ 1 results; ``min_similarity`` a cosine threshold (default from settings / the
     embedder). Returns a :class:`SearchResult`; switched-off memory, a switched-off
     expert or a temporary session give no hits and the reason. Every returned text
-    passes the sanitizer on the way out: PII is masked (``audit.sanitizer.mask``).
+    passes the sanitizer on the way out: PII is masked (``audit.sanitizer.mask``); a past
+    message (scope ``sessions``: raw user turns) also passes the masking floor
+    (``audit.floor.mask_floor``: every 7+ digit run, every e-mail or handle shape), whatever
+    the detector says.
     Raises ``ValueError`` for an unknown scope or ``top_k`` < 1. Rule: issue #6.
     """
     if scope not in SCOPES:
@@ -538,4 +542,6 @@ def memory_search(
         found = analyze(h.text, sensitive_words=words)
         if found:
             h.text = mask(h.text, found)
+        if scope == "sessions":
+            h.text = mask_floor(h.text)
     return SearchResult(hits=hits, time_cue=cue)

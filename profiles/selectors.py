@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
+from audit.floor import mask_floor
 from audit.models import QuarantineRecord
 from audit.sanitizer import analyze, mask
 from audit.services import sensitive_words_active
@@ -254,7 +255,10 @@ def _take_turns(fill: "_Filler", heads: dict, recent: list, older: list, flagged
     """Fill the ``recent`` (the session's last turns, contiguous, newest kept first) and ``summary``
     (first sentence of each older user turn, injection-flagged turns left out) sections of
     ``fill``, then put both in time order. ``recent`` / ``older`` are ``[(id, role, content)]``,
-    newest first (``profiles.ports.SessionWindow``)."""
+    newest first (``profiles.ports.SessionWindow``). Raw turns pass the masking floor
+    (``audit.floor.mask_floor``) before they are cut or summarised, whatever the detector says."""
+    recent = [(mid, role, mask_floor(content)) for mid, role, content in recent]
+    older = [(mid, role, mask_floor(content)) for mid, role, content in older]
     turns = [(f"{role}: {' '.join(content.split())[:TURN_CHARS]}", mid) for mid, role, content in recent]
     summary_wanted = bool(older) or len(recent) > 2
     fill.take("recent", "\n" + heads["recent"], turns, int(fill.left * 0.75) if summary_wanted else fill.left,

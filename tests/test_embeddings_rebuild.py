@@ -21,12 +21,13 @@ def test_it_reembeds_other_models_and_indexes_what_is_missing(alice, bob, settin
     settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER_DIM=128)
     out = StringIO()
     call_command("rebuild_embeddings", "--batch", "1", "--sessions", stdout=out, stderr=StringIO())
-    # Alice's item and the two turns extraction indexed after it committed (64 dims) are re-embedded;
-    # Bob's item, written outside the write path, had no chunk: indexed anew.
-    assert "re-embedded 3 vectors with hashing-char3-128" in out.getvalue() and "indexed 1 new chunks" in out.getvalue()
+    # Alice's item and the user turn extraction indexed after it committed (64 dims) are re-embedded
+    # (assistant turns are never indexed, issue 14); Bob's item, written outside the write path,
+    # had no chunk: indexed anew.
+    assert "re-embedded 2 vectors with hashing-char3-128" in out.getvalue() and "indexed 1 new chunks" in out.getvalue()
     assert set(MemoryVector.objects.values_list("dim", flat=True)) == {128}
     assert MemoryVector.objects.filter(source="item").count() == 2
-    assert MemoryVector.objects.filter(source="message", user=alice).count() == 2
+    assert MemoryVector.objects.filter(source="message", user=alice).count() == 1
     out = StringIO()
     call_command("rebuild_embeddings", stdout=out, stderr=StringIO())
     assert "re-embedded 0 vectors" in out.getvalue() and "indexed 0 new chunks" in out.getvalue()

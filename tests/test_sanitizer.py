@@ -100,12 +100,22 @@ def test_it_finds_generated_resident_ids():
         assert ("CN_RESIDENT_ID", number) in found(f"证件号{number}已登记")
 
 
-def test_it_rejects_resident_id_with_wrong_check_digit():
+def test_a_context_word_is_enough_for_a_resident_id_with_a_wrong_check_digit():
+    # Issue 14: people mistype their own id; right after "身份证号" it is one whatever its checksum.
     body = "11010519491231002"
     good = body + id_check_digit(body)
     bad = body + ("0" if good[-1] != "0" else "1")
     assert ("CN_RESIDENT_ID", good) in found(f"身份证{good}")
-    assert "CN_RESIDENT_ID" not in types(f"身份证{bad}")
+    assert ("CN_RESIDENT_ID", bad) in found(f"身份证号{bad}")
+    assert ("CN_RESIDENT_ID", bad) in found(f"my ID card number is {bad}")
+
+
+def test_an_id_shaped_number_without_a_context_word_needs_a_province_and_a_birth_date():
+    body = "11010519491231002"
+    bad = body + ("0" if id_check_digit(body) != "0" else "1")
+    assert types(f"记一下 {bad}") == {"CN_RESIDENT_ID"}  # province 11, born 1949-12-31
+    assert types("记一下 991051194912310021") == set()  # no province 99
+    assert types("记一下 110105194913310021") == set()  # month 13
 
 
 def test_it_rejects_id_shaped_number_with_impossible_birth_month():
@@ -132,11 +142,17 @@ def test_it_finds_cards_with_separators():
     assert ("BANK_CARD", "4111-1111-1111-1111") in found("card 4111-1111-1111-1111 exp 09/28")
 
 
-def test_it_rejects_card_numbers_failing_luhn_without_a_card_word():
+def test_it_takes_card_shaped_numbers_failing_luhn_without_a_card_word():
+    # Issue 14: a mistyped card with no "card" word reached memory. 16 or 19 digits with an
+    # issuer's prefix, or grouped 4-4-4-4, are a card whatever the check digit...
     number = luhn_complete("622588035638336283")
     assert ("BANK_CARD", number) in found(f"转账到{number}")
-    assert found(f"转账到{luhn_break(number)}") == []
+    assert ("BANK_CARD", luhn_break(number)) in found(f"转账到{luhn_break(number)}")
+    assert ("BANK_CARD", "4392 4761 0528 9857") in found("Use 4392 4761 0528 9857 for the refund.")
+    # ... unless labelled as another identifier, or without an issuer's prefix.
     assert found(f"ref {luhn_break('4111111111111111')} ok") == []
+    assert found(f"编号 {luhn_break('4111111111111111')}") == []
+    assert found("ts 8812345678901234 us") == []
 
 
 @pytest.mark.parametrize(
