@@ -1,4 +1,4 @@
-"""Migration consolidation.0012 (issue 14): older session chunks follow the new rule — assistant
+"""Migration consolidation.0014 (issue 14): older session chunks follow the new rule — assistant
 chunks are deleted, user chunks re-masked with the floor, their postings and vector dropped so
 search rebuilds them from the masked text."""
 
@@ -15,7 +15,7 @@ from profiles.search import index_chunks_create, memory_search
 from tests.helpers import post_turns
 
 NOW = dt.datetime.now(dt.timezone.utc)
-migration = importlib.import_module("consolidation.migrations.0012_session_index_user_turns_only")
+migration = importlib.import_module("consolidation.migrations.0014_session_index_user_turns_only")
 
 
 @pytest.fixture(autouse=True)

@@ -62,7 +62,7 @@ def _session_chunks_rule(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("consolidation", "0011_alter_session_external_id_and_more"),
+        ("consolidation", "0013_due_work_data"),
         ("profiles", "0010_identifier_collation"),
     ]
 
