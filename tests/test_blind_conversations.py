@@ -1,4 +1,4 @@
-"""Blind sets 4, 5 and 6 (written blind for issue 13) and the knowledge chats (40
+"""Blind sets 4, 5, 6 and 7 (written blind for issue 13) and the knowledge chats (40
 conversations about third parties only), replayed through the whole pipeline and scored with the
 shared ``score.py``.
 
@@ -12,6 +12,9 @@ in the same run: recall 0.385. Its floors too are a regression report from now o
 Blind 6 (40 conversations, 20 zh / 20 en, written blind at the start of session 4) — first,
 untouched run (commit f102cfd): recall=0.686 kind_acc=0.67 pollution=0.022, no leaks,
 quarantine_acc=0.975; rules alone in the same run: recall 0.449. A regression report from now on.
+Blind 7 (40 conversations, 20 zh / 20 en, written blind at the start of session 5) — first,
+untouched run (commit 9b4e381): recall=0.7 kind_acc=0.681 pollution=0.022, no leaks,
+quarantine_acc=0.975; rules alone in the same run: recall 0.382. A regression report from now on.
 The knowledge chats: at most 3% of them may end with any stored item (issue 13).
 """
 import json
@@ -43,6 +46,7 @@ BLIND_SETS = [
     ("blind4_conversations.jsonl", 34, 0.65, 0.03, 1.0),
     ("blind5_conversations.jsonl", 36, 0.65, 0.045, 0.97),
     ("blind6_conversations.jsonl", 40, 0.65, 0.03, 0.97),
+    ("blind7_conversations.jsonl", 40, 0.65, 0.035, 0.97),
 ]
 
 

@@ -121,3 +121,33 @@ def test_value_veto(code, vetoed, kept):
 
     assert run(*vetoed) == code
     assert run(*kept) is None
+
+
+@pytest.mark.parametrize("text, value", [
+    ("我是禾丰种业的销售，跑西北片区。先说清楚，我不负责华北，帮我写个申请。", "华北"),
+    ("外面人老以为我是记者，其实我不是记者，就坐班编稿。", "记者"),
+    ("还有，别寻思我是搞继电保护的啊，我不是，我就是干调度的。", "继电保护"),
+    ("哎不对，我是数学组的不是语文组，手滑。", "语文组"),
+    ("update: got moved over to the Enterprise team, so no more SMB book for me.", "SMB"),
+    ("I'm a nurse, not a doctor.", "doctor"),
+])
+def test_a_value_the_user_denies_in_the_turn_is_not_a_profile_candidate(text, value):
+    from types import SimpleNamespace
+
+    from consolidation.extractor.vetoes import denied_in_turn
+
+    assert denied_in_turn(text, SimpleNamespace(kind="profile", value=value))
+
+
+@pytest.mark.parametrize("text, value", [
+    ("哎不对，我是数学组的不是语文组，手滑。", "数学组"),
+    ("I'm a nurse, not a doctor.", "nurse"),
+    ("我不喝酒，但我是做销售的。", "销售"),
+    ("Not sure about the format, but I work at Brightloop in Austin.", "Brightloop"),
+])
+def test_an_affirmed_value_beside_a_denial_stays(text, value):
+    from types import SimpleNamespace
+
+    from consolidation.extractor.vetoes import denied_in_turn
+
+    assert not denied_in_turn(text, SimpleNamespace(kind="profile", value=value))

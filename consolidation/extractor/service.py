@@ -33,7 +33,7 @@ from ..extraction_rules import RULES_VERSION, extract_candidates
 from ..extraction_zh import _resolve_date_zh
 from . import model as M
 from .text import Span, sentences
-from .vetoes import message_veto, negation, quoted_regions, span_veto, value_veto
+from .vetoes import denied_in_turn, message_veto, negation, quoted_regions, span_veto, value_veto
 
 log = logging.getLogger("bizmemory.extraction")
 
@@ -265,5 +265,7 @@ def candidates_extract(turns: list[tuple[str, dt.datetime]], *, use_model: bool 
                 cands = [_tightened(r, cand) for r in cands]
                 continue
             cands.append(cand)
-        out[i].candidates = cands
+        denied = [c for c in cands if denied_in_turn(text, c)]
+        out[i].vetoed.extend(("turn", c.key, "denied") for c in denied)
+        out[i].candidates = [c for c in cands if c not in denied]
     return out

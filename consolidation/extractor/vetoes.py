@@ -336,3 +336,32 @@ def negation(text: str, sentence: Span, start: int, end: int, label: str) -> tup
 def is_retraction(text: str, sentence: Span, start: int, end: int, label: str = "") -> bool:
     """True when :func:`negation` reads the value at ``text[start:end]`` as taken back."""
     return negation(text, sentence, start, end, label)[0] == "retract"
+
+
+# A denial of the value anywhere in the turn: "我不负责华北", "其实我不是记者", "别寻思我是搞继电保护的",
+# "外面人老以为我是记者", "no more SMB book for me", "I'm not on the SMB team".
+_DENIAL_BEFORE = re.compile(
+    r"(?:(?:不是|并非|别(?:以为|寻思|觉得|当|说)我是|以为我是)(?:搞|做|干|在)?|不负责|不跑|不做|不干"
+    r"|\bnot (?:on|in|a|an|the)\b|\bno more\b|\bno longer\b|\bisn'?t\b|\bnot\b)\s*$",
+    re.I,
+)
+_DENIABLE_KINDS = ("profile",)
+
+
+def denied_in_turn(text: str, cand) -> bool:
+    """True when a profile candidate's value is denied somewhere in the same turn: an occurrence
+    of the value right after a denial cue (``不是``, ``不负责``, ``别寻思我是``, ``以为我是``, "not
+    on", "no more" … within the 12 characters before it). The rule (issue 13, blind sets 6 and
+    7): a user who says what they are *not* never means it as their profile, and the model,
+    reading clause by clause, proposes the denied value as often as the affirmed one. Inputs: the
+    turn text and a candidate with ``kind`` and ``value``. Output: bool."""
+    value = (getattr(cand, "value", "") or "").strip()
+    if getattr(cand, "kind", "") not in _DENIABLE_KINDS or len(value) < 2:
+        return False
+    lowered, needle = text.lower(), value.lower()
+    start = lowered.find(needle)
+    while start >= 0:
+        if _DENIAL_BEFORE.search(text[max(0, start - 12):start]):
+            return True
+        start = lowered.find(needle, start + 1)
+    return False
