@@ -18,19 +18,21 @@ from .models import APIKeyScope, PlatformAPIKey
 _key_parser = KeyParser()
 
 
+def api_key_get(key: str) -> PlatformAPIKey | None:
+    """The valid (not revoked, not expired) key whose plain text is ``key``, or None."""
+    if not key:
+        return None
+    try:
+        found = PlatformAPIKey.objects.get_from_key(key)
+    except PlatformAPIKey.DoesNotExist:
+        return None
+    return None if found.has_expired else found
+
+
 def request_api_key(request) -> PlatformAPIKey | None:
     """The valid (not revoked, not expired) key sent with ``request``, or None; cached on the request."""
     if not hasattr(request, "_bizmemory_api_key"):
-        key = _key_parser.get(request)
-        found = None
-        if key:
-            try:
-                found = PlatformAPIKey.objects.get_from_key(key)
-            except PlatformAPIKey.DoesNotExist:
-                found = None
-            if found is not None and found.has_expired:
-                found = None
-        request._bizmemory_api_key = found
+        request._bizmemory_api_key = api_key_get(_key_parser.get(request) or "")
     return request._bizmemory_api_key
 
 
@@ -72,6 +74,20 @@ def require_agent_allowed(request, agent_slug: str) -> None:
     key = request_api_key(request)
     if key is None or not key.allows_agent(agent_slug):
         raise FieldPermissionDenied(f"this API key may not act for agent {agent_slug!r}", field="agent")
+
+
+def read_key_refusal(key: PlatformAPIKey | None, agent_slug: str) -> tuple[str, str] | None:
+    """Why ``key`` (from :func:`api_key_get`) may not read memory as ``agent_slug``, as
+    ``(field, message)`` — ``("key", …)`` for no valid key or another scope, ``("agent", …)`` for a
+    key limited to other agents — or None when it may. The MCP server's rule; the HTTP API
+    applies the same through :class:`HasReadKey` and :func:`require_agent_allowed`."""
+    if key is None:
+        return "key", "not a valid API key (unknown, revoked or expired)"
+    if key.scope != APIKeyScope.READ:
+        return "key", "a valid read-scope key is required"
+    if not key.allows_agent(agent_slug):
+        return "agent", f"this API key may not act for agent {agent_slug!r}"
+    return None
 
 
 class ApiKeyRateThrottle(SimpleRateThrottle):
