@@ -44,6 +44,7 @@ from django.utils.translation import gettext_lazy as _
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 INSECURE_DEV_SECRET_KEY = "dev-insecure-change-me"
+CACHE_TABLE = "bizmemory_cache"  # the database cache's table (migration bizmemory.0001 creates it)
 BIZMEMORY = "BIZMEMORY"  # the group whose keys make up settings.BIZMEMORY
 
 _INT = re.compile(r"[+-]?\d+")
@@ -230,8 +231,13 @@ SETTINGS: tuple[Setting, ...] = (
        "→ CST); storage is UTC.", "bizmemory", group=""),
     _s("Q_BROKER", "str", "orm", "django-q2 broker: the database (`orm`) or Redis at `REDIS_URL`.", "bizmemory",
        group="", limit=Choices(("orm", "redis"))),
-    _s("REDIS_URL", "str", "redis://127.0.0.1:6379/0", "Redis of the `redis` broker.", "bizmemory", group="",
-       secret=True),
+    _s("REDIS_URL", "str", "redis://127.0.0.1:6379/0", "Redis of the `redis` broker and the `redis` cache.",
+       "bizmemory", group="", secret=True),
+    _s("CACHE", "str", "auto",
+       "Django's cache, shared by every web and worker process (the per-key API rate limits count in it): "
+       "`redis` (Redis at `REDIS_URL`), `database` (table `bizmemory_cache`, created by `migrate`), or `auto`: "
+       "`redis` when `Q_BROKER=redis`, else `database`.", "bizmemory", group="",
+       limit=Choices(("auto", "database", "redis"))),
     _s("Q_CLUSTER_NAME", "str", "bizmemory", "django-q2 cluster name, also its queue: web and workers share it.",
        "bizmemory", group=""),
     _s("Q_WORKERS", "int", 1, "django-q2 worker processes per `qcluster`.", "bizmemory", group=""),

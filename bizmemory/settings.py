@@ -202,6 +202,33 @@ if Q_BROKER == "orm":
 else:
     Q_CLUSTER["redis"] = _v["REDIS_URL"]
 
+# --- cache -----------------------------------------------------------------
+# Shared by every process (gunicorn workers, qcluster, commands), so the per-key API rate limits
+# (profiles.ratelimit) hold across them; Django's per-process default (locmem) would give each
+# worker its own count. Redis when the deployment has it, else a table of the database.
+
+
+def cache_config(kind: str, redis_url: str) -> dict:
+    """The ``default`` entry of CACHES for ``CACHE`` ``kind`` (``redis`` or ``database``)."""
+    if kind == "redis":
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            "KEY_PREFIX": "bizmemory",
+            # A Redis that stops answering must not hang every request (the rate limit then lets it pass).
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    return {
+        "BACKEND": "bizmemory.cache.DatabaseCache",  # Django's, with an incr that is atomic across processes
+        "LOCATION": conf.CACHE_TABLE,
+        # Culling deletes live rows too once the table is full (a rate count would restart): keep it large.
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
+    }
+
+
+CACHE = _v["CACHE"] if _v["CACHE"] != "auto" else ("redis" if Q_BROKER == "redis" else "database")
+CACHES = {"default": cache_config(CACHE, _v["REDIS_URL"])}
+
 # --- BizMemory ------------------------------------------------------------
 # Every key of bizmemory/conf.py's group BIZMEMORY, defaults filled: read settings.BIZMEMORY["KEY"].
 # Limits are enforced at start by each app's system checks (ids bizmemory.E0xx).

@@ -17,6 +17,7 @@ one at start).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 SEARCH_DESCRIPTION = (
@@ -135,14 +136,22 @@ def tool_call(name: str, arguments: dict, *, user, agent_slug: str) -> dict:
 def bound_call(name: str, arguments: dict, *, username: str, agent_slug: str, api_key: str) -> dict:
     """One tool call of a server bound to ``username``, ``agent_slug`` and ``api_key`` (plain text):
     the key is checked again (:func:`profiles.permissions.read_key_refusal`; a refusal is a
-    :class:`ToolError` naming it) and the user looked up (:func:`profiles.readers.platform_user`),
+    :class:`ToolError` naming it), the call counted against the key's read rate limit (shared with
+    its HTTP requests; over it, a :class:`ToolError` saying when to retry) and the user looked up (:func:`profiles.readers.platform_user`),
     then :func:`tool_call`."""
-    from .permissions import api_key_get, read_key_refusal
+    from django.conf import settings
+
+    from .permissions import api_key_get, key_rate_limit_hit, read_key_refusal
     from .readers import platform_user
 
-    refusal = read_key_refusal(api_key_get(api_key), agent_slug)
+    key = api_key_get(api_key)
+    refusal = read_key_refusal(key, agent_slug)
     if refusal:
         raise ToolError(f"{refusal[0]}: {refusal[1]}")
+    rate = settings.BIZMEMORY["API_RATE_READ"]
+    wait = key_rate_limit_hit(key, rate) if rate else None
+    if wait is not None:
+        raise ToolError(f"rate limit of this API key reached ({rate}); try again in {math.ceil(wait)} s")
     return tool_call(name, arguments, user=platform_user(username), agent_slug=agent_slug)
 
 
