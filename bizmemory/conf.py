@@ -214,10 +214,26 @@ SETTINGS: tuple[Setting, ...] = (
     # --- Django, database, jobs (group "": read by settings.py) ---
     _s("DEBUG", "bool", False, "Django debug mode (`bin/demo` sets `True`); never in production.", "bizmemory",
        group=""),
-    _s("SECRET_KEY", "str", INSECURE_DEV_SECRET_KEY, "Django's signing key.", "bizmemory", group="", secret=True,
-       default_doc="a development key"),
+    _s("SECRET_KEY", "str", INSECURE_DEV_SECRET_KEY,
+       "Django's signing key (sessions, CSRF, password reset): a long random string. Required when `DEBUG` is "
+       "off: the web server (gunicorn, `runserver`) then refuses to start without it.", "bizmemory", group="",
+       secret=True, default_doc="a development key, with `DEBUG=true` only"),
     _s("ALLOWED_HOSTS", "list", ["127.0.0.1", "localhost", "testserver"], "Host names the site answers to.",
        "bizmemory", group=""),
+    # --- HTTPS (production; `manage.py check --deploy` expects them, README "Production") ---
+    _s("SECURE_PROXY_SSL_HEADER", "str", "",
+       "`HEADER,value` that marks a request the TLS proxy received over HTTPS, e.g. "
+       "`HTTP_X_FORWARDED_PROTO,https`; set it only behind a proxy that sets (and strips) that header.",
+       "bizmemory", group=""),
+    _s("SECURE_SSL_REDIRECT", "bool", False, "Redirect plain-HTTP requests to HTTPS.", "bizmemory", group=""),
+    _s("SECURE_HSTS_SECONDS", "int", 0,
+       "Strict-Transport-Security max-age in seconds (`31536000` = a year); `0` sends no HSTS header.",
+       "bizmemory", group=""),
+    _s("SECURE_HSTS_INCLUDE_SUBDOMAINS", "bool", False, "HSTS covers every subdomain too.", "bizmemory", group=""),
+    _s("SECURE_HSTS_PRELOAD", "bool", False, "Ask browsers to preload the HSTS policy (submit the domain to the "
+       "preload list; hard to undo).", "bizmemory", group=""),
+    _s("SESSION_COOKIE_SECURE", "bool", False, "Send the session cookie over HTTPS only.", "bizmemory", group=""),
+    _s("CSRF_COOKIE_SECURE", "bool", False, "Send the CSRF cookie over HTTPS only.", "bizmemory", group=""),
     _s("DATABASE_URL", "str", f"sqlite:///{VAR_DIR / 'bizmemory.sqlite3'}",
        "`sqlite:///…`, `postgres://user@host:5432/db` (runs `CREATE EXTENSION vector`), "
        "`mysql://user@host:3306/db` (MySQL/MariaDB, utf8mb4; install `requirements-mysql.txt`); "
@@ -352,8 +368,9 @@ CHECKS: tuple[Check, ...] = (
           _("session and message ids byte-exact on MySQL/MariaDB"),
           "The column lost the binary no-pad collation its migration set (a restored dump, a manual ALTER, "
           "a later migration altering the field): run the ALTER TABLE the message gives."),
-    Check("bizmemory.W001", "bizmemory", ("SECRET_KEY",), _("not the development default, with check --deploy"),
-          "Set SECRET_KEY (or SECRET_KEY_FILE) to a long random string."),
+    Check("bizmemory.E050", "bizmemory", ("SECRET_KEY",), _("set when DEBUG is off"),
+          "Set SECRET_KEY (or SECRET_KEY_FILE) to a long random string, e.g. "
+          "`python -c 'import secrets; print(secrets.token_urlsafe(50))'`."),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -518,6 +535,17 @@ def check_message(check_id: str, msg: str):
     spec = CHECKS_BY_ID[check_id]
     cls = checks.Warning if check_id.split(".")[1].startswith("W") else checks.Error
     return cls(msg, hint=spec.hint, id=spec.id)
+
+
+def secret_key_problem(*, debug: bool, secret_key: str) -> str:
+    """Why a web server must not start with ``secret_key`` ("" when it may): with ``debug`` off it
+    must be set, and not to the development default that ships in this repository (anyone could
+    sign sessions and password-reset links with it). Used by ``bizmemory/wsgi.py`` / ``asgi.py``
+    (the server stops) and check bizmemory.E050 (``check --deploy`` fails)."""
+    if debug or (secret_key and secret_key != INSECURE_DEV_SECRET_KEY):
+        return ""
+    return ("SECRET_KEY is not set and DEBUG is off: set SECRET_KEY (or SECRET_KEY_FILE) to a long random "
+            "string; the development default is for DEBUG=true only.")
 
 
 def checks_of(name: str) -> list:

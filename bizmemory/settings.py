@@ -27,10 +27,36 @@ _conf = conf.load()
 _v = _conf.values
 
 DEBUG = _v["DEBUG"]
-# The default is for a laptop only; system check bizmemory.W001 warns when it is used with DEBUG off.
+# The default is for a laptop (DEBUG=true) only: with DEBUG off the web server refuses to start
+# without a key of its own (bizmemory/wsgi.py, asgi.py; check bizmemory.E050 under --deploy).
+# Management commands and workers still run (migrate, replay, export, qcluster sign nothing).
 INSECURE_DEV_SECRET_KEY = conf.INSECURE_DEV_SECRET_KEY
 SECRET_KEY = _v["SECRET_KEY"]
 ALLOWED_HOSTS = _v["ALLOWED_HOSTS"]
+
+
+def _proxy_ssl_header(value: str) -> tuple[str, str] | None:
+    """``SECURE_PROXY_SSL_HEADER`` from ``HEADER,value`` (None when empty). Raises
+    ImproperlyConfigured naming the variable for another shape."""
+    if not value:
+        return None
+    header, _, expected = (part.strip() for part in value.partition(","))
+    if not header.startswith("HTTP_") or not expected or "," in expected:
+        raise ImproperlyConfigured(
+            "SECURE_PROXY_SSL_HEADER must be HEADER,value with the header as Django names it, "
+            f"e.g. HTTP_X_FORWARDED_PROTO,https (got {value!r})"
+        )
+    return header, expected
+
+
+# HTTPS, all from the environment (README "Production"; off by default so a laptop serves plain HTTP).
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header(_v["SECURE_PROXY_SSL_HEADER"])
+SECURE_SSL_REDIRECT = _v["SECURE_SSL_REDIRECT"]
+SECURE_HSTS_SECONDS = _v["SECURE_HSTS_SECONDS"]
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _v["SECURE_HSTS_INCLUDE_SUBDOMAINS"]
+SECURE_HSTS_PRELOAD = _v["SECURE_HSTS_PRELOAD"]
+SESSION_COOKIE_SECURE = _v["SESSION_COOKIE_SECURE"]
+CSRF_COOKIE_SECURE = _v["CSRF_COOKIE_SECURE"]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
