@@ -32,7 +32,8 @@ class ReadQuery(serializers.Serializer):
     naming it: ``bizmemory.api.ApiView``); ids are compared exactly and never trimmed."""
 
     user = ExternalIdField(max_length=150, help_text="Platform user id, compared exactly (case and accents "
-                           "matter); never trimmed: leading or trailing whitespace is a 400 naming user.")
+                           "matter); never trimmed: leading or trailing whitespace is a 400 naming user. An id "
+                           "no account has, or a staff login, reads as a user with no memory.")
     agent = serializers.SlugField(max_length=64, help_text="Calling agent or expert slug (case matters).")
     session = ExternalIdField(max_length=128, required=False,
                               help_text="Current session id, one of this user's (session ids are per user: "
