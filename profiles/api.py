@@ -249,8 +249,9 @@ class MemoryGetView(_ReadView):
         if data.get("item_id"):
             try:
                 if user is None:
-                    nobody_item(item_id=data["item_id"])
-                item = memory_item_get(user=user, item_id=data["item_id"])
+                    item = nobody_item(item_id=data["item_id"])
+                else:
+                    item = memory_item_get(user=user, item_id=data["item_id"])
             except MemoryItem.DoesNotExist as exc:
                 raise FieldNotFound("unknown memory item", field="item_id") from exc
             doc_version = MemoryDocument.objects.filter(user=user).values_list("version", flat=True).first() or 0

@@ -14,6 +14,8 @@ memory takes through its selector (the switches' precedence comes from ``profile
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
@@ -68,7 +70,7 @@ def nobody_document(*, from_line: int | None = None, to_line: int | None = None)
     return {"text": "", "from_line": 0, "to_line": 0, "total_lines": 0, "version": 0}
 
 
-def nobody_item(*, item_id: int):
+def nobody_item(*, item_id: int) -> NoReturn:
     """:func:`profiles.selectors.memory_item_get` for nobody: every id is unknown
     (``MemoryItem.DoesNotExist``, the error another user's id gets)."""
     raise MemoryItem.DoesNotExist(f"no memory item {item_id!r}")
