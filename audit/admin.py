@@ -25,7 +25,11 @@ class QuarantineRecordAdmin(ReadOnlyAdmin):
     exclude = ("original_encrypted",)
 
     # Deleting here is allowed (deleting a user cascades to their records) but goes through
-    # the service so that it is audited like the review page's "delete now".
+    # the service so that it is audited like the review page's "delete now", and needs the same
+    # permission (the model's default delete permission alone does not do).
+    def has_delete_permission(self, request, obj=None):
+        return request.user.has_perm("audit.delete_quarantine_now")
+
     def delete_model(self, request, obj):
         quarantine_delete(record_id=obj.pk, actor=request.user)
 

@@ -39,6 +39,13 @@ class QuarantineRecord(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["expires_at"], name="quarantine_expires")]
+        # The review page's actions beyond the masked preview, each granted on purpose (group
+        # "memory officers", migration profiles.0012); being staff is not enough.
+        permissions = [
+            ("reveal_quarantine", "Can reveal a quarantined original (decrypted PII)"),
+            ("delete_quarantine_now", "Can delete a quarantine record before it expires"),
+            ("release_quarantine", "Can mark a quarantined message a false positive (re-submits it)"),
+        ]
 
 
 class AuditLog(models.Model):

@@ -1,6 +1,10 @@
 """Staff review pages for the quarantine (server-rendered, no JavaScript).
 
-Anonymous visitors are sent to the login page; signed-in non-staff users get 403.
+Anonymous visitors are sent to the login page; signed-in non-staff users get 403. Staff see
+the list and the masked records; each action needs its own permission on top (reveal
+``audit.reveal_quarantine``, delete now ``audit.delete_quarantine_now``, false positive
+``audit.release_quarantine``; the group "memory officers" holds them, superusers hold all):
+without it, 403 naming what is missing, and the page hides the button.
 Actions are POST only (CSRF-protected); the logic lives in ``audit.services``.
 """
 
@@ -14,7 +18,9 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -52,10 +58,40 @@ def staff_required(view):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         if not request.user.is_staff:
-            raise PermissionDenied("staff only")
+            raise PermissionDenied(_("This page is for staff only."))
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+def staff_permission_required(perm: str, refusal):
+    """``staff_required``, and the account must hold ``perm`` (``"app_label.codename"``;
+    superusers hold every permission): otherwise 403 whose page says ``refusal`` (lazy text
+    naming the action and who may do it)."""
+
+    def decorator(view):
+        @functools.wraps(view)
+        def checked(request, *args, **kwargs):
+            if not request.user.has_perm(perm):
+                raise PermissionDenied(str(refusal))
+            return view(request, *args, **kwargs)
+
+        return staff_required(checked)
+
+    return decorator
+
+
+def permission_refusal(action):
+    """The 403 text for staff without the permission ``action`` (lazy text, e.g. "Reading the audit log") needs."""
+    return format_lazy(
+        _lazy("{action} needs a permission your account does not have. Ask an administrator to add you to "
+              "the “memory officers” group."), action=action,
+    )
+
+
+REVEAL_REFUSED = permission_refusal(_lazy("Revealing a quarantined original"))
+DELETE_REFUSED = permission_refusal(_lazy("Deleting a quarantine record"))
+RELEASE_REFUSED = permission_refusal(_lazy("Marking a quarantined message a false positive"))
 
 
 @require_GET
@@ -98,7 +134,7 @@ def quarantine_detail_view(request, pk: int):
 
 @never_cache
 @require_POST
-@staff_required
+@staff_permission_required("audit.reveal_quarantine", REVEAL_REFUSED)
 def quarantine_reveal_view(request, pk: int):
     """POST /review/<id>/reveal — show the decrypted original once (not cached), audited."""
     rec = _record_or_404(pk)
@@ -112,7 +148,7 @@ def quarantine_reveal_view(request, pk: int):
 
 
 @require_POST
-@staff_required
+@staff_permission_required("audit.delete_quarantine_now", DELETE_REFUSED)
 def quarantine_delete_view(request, pk: int):
     """POST /review/<id>/delete — delete the record now (audited), back to the list."""
     try:
@@ -124,7 +160,7 @@ def quarantine_delete_view(request, pk: int):
 
 
 @require_POST
-@staff_required
+@staff_permission_required("audit.release_quarantine", RELEASE_REFUSED)
 def quarantine_false_positive_view(request, pk: int):
     """POST /review/<id>/false-positive — re-submit the message with its flagged spans
     allowed, delete the record (audited), back to the list with the counts."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -226,14 +227,15 @@ def cmdline(pid: int) -> str:
 class Gunicorn:
     """``python -m gunicorn bizmemory.wsgi`` on a free loopback port, as a context manager.
 
-    ``env`` is the full environment (its ``DATABASE_URL`` names the benchmark database);
-    ``workers`` sync workers. On enter it waits (≤ 60 s) until ``GET /api/v1/`` answers 200
+    ``env`` is the full environment (its ``DATABASE_URL`` names the benchmark database; a
+    ``SECRET_KEY`` is made up when it has none: the server refuses the development key with DEBUG
+    off); ``workers`` sync workers. On enter it waits (≤ 60 s) until ``GET /api/v1/`` answers 200
     and raises ``RuntimeError`` otherwise; on exit it stops the process group it started.
     ``url`` is ``http://127.0.0.1:<port>``; ``log`` the path of its output.
     """
 
     def __init__(self, env: dict, *, workers: int = 1, log: str | None = None):
-        self.env, self.workers = env, workers
+        self.env, self.workers = {"SECRET_KEY": secrets.token_urlsafe(50), **env}, workers
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log or f"/tmp/bizmemory-bench-gunicorn-{os.getpid()}.log"

@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import secrets
 import signal
 import socket
 import subprocess
@@ -177,6 +178,7 @@ def main(argv=None) -> int:
            "BIZMEMORY_EXTRACTION_QUIET_SECONDS": "0", "Q_CLUSTER_NAME": f"soak-{os.getpid()}"}
     env.setdefault("DATABASE_URL", f"sqlite:////tmp/bizmemory-soak-{os.getpid()}.sqlite3")
     env.setdefault("BIZMEMORY_EMBEDDER", "hashing")
+    env.setdefault("SECRET_KEY", secrets.token_urlsafe(50))  # gunicorn refuses the development key (DEBUG off)
     web_workers = "3" if args.production else "1"
     if args.production:
         env.update(Q_BROKER="redis", Q_WORKERS="2")

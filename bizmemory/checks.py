@@ -11,7 +11,7 @@ the process with a message that names it.
 from django.conf import settings
 from django.core import checks
 
-from .conf import check_message, checks_apply, limit_errors
+from .conf import check_message, checks_apply, limit_errors, secret_key_problem
 
 
 @checks.register()
@@ -23,7 +23,7 @@ def check_bizmemory_settings(app_configs=None, **kwargs):
 
 @checks.register(checks.Tags.security, deploy=True)
 def check_secret_key(app_configs=None, **kwargs):
-    """``manage.py check --deploy``: warn when SECRET_KEY is the development default (bizmemory.W001)."""
-    if settings.SECRET_KEY == settings.INSECURE_DEV_SECRET_KEY:
-        return [check_message("bizmemory.W001", "SECRET_KEY is the development default; set SECRET_KEY.")]
-    return []
+    """``manage.py check --deploy``: an error when SECRET_KEY is unset (the development default)
+    with DEBUG off (bizmemory.E050) — the web server refuses to start then (``bizmemory/wsgi.py``)."""
+    problem = secret_key_problem(debug=settings.DEBUG, secret_key=settings.SECRET_KEY)
+    return [check_message("bizmemory.E050", problem)] if problem else []

@@ -40,107 +40,19 @@ from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
-from django.utils.text import format_lazy, get_text_list
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 INSECURE_DEV_SECRET_KEY = "dev-insecure-change-me"
+CACHE_TABLE = "bizmemory_cache"  # the database cache's table (migration bizmemory.0001 creates it)
 BIZMEMORY = "BIZMEMORY"  # the group whose keys make up settings.BIZMEMORY
 
 _INT = re.compile(r"[+-]?\d+")
 _TRUE, _FALSE = "true", "false"
 
 
-def _or(values) -> str:
-    # Plain English: settings.py calls load() before translations can be used.
-    return ", ".join(values[:-1]) + " or " + values[-1] if len(values) > 1 else "".join(values)
-
-
-def _fmt(x: float) -> str:
-    return f"{x:g}" if isinstance(x, float) else str(x)
-
-
-# --- limits ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Range:
-    """A numeric interval; ``low_open``/``high_open`` exclude the bound. ``check`` is the id of
-    the system check reporting a value outside it, or "" when parsing enforces it (a setting
-    settings.py needs to build other settings, as with :class:`Choices`)."""
-
-    check: str
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    high_open: bool = False
-
-    def ok(self, value) -> bool:
-        """True when ``value`` is a finite int/float (not a bool) inside the interval."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return False
-        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
-            return False
-        return self.high is None or (value < self.high if self.high_open else value <= self.high)
-
-    def _bounds(self) -> str:
-        if self.high is None:
-            return f"{'>' if self.low_open else '≥'} {_fmt(self.low)}"
-        if self.low is None:
-            return f"{'<' if self.high_open else '≤'} {_fmt(self.high)}"
-        return f"{'(' if self.low_open else '['}{_fmt(self.low)}, {_fmt(self.high)}{')' if self.high_open else ']'}"
-
-    def label(self):
-        """The limit as lazy text: ``> 0``, ``≥ 2`` or ``in (0, 1]``."""
-        if self.high is None or self.low is None:
-            return self._bounds()
-        return format_lazy(_("in {interval}"), interval=self._bounds())
-
-    def plain(self) -> str:
-        """:meth:`label` in plain English, for messages written before translations can be used."""
-        return self._bounds() if self.high is None or self.low is None else f"in {self._bounds()}"
-
-
-@dataclass(frozen=True)
-class Choices:
-    """One of ``values``; ``check`` is its system check's id, or "" when parsing enforces it
-    (a setting settings.py needs to build other settings)."""
-
-    values: tuple[str, ...]
-    check: str = ""
-
-    def ok(self, value) -> bool:
-        """True when ``value`` is one of the choices."""
-        return value in self.values
-
-    def label(self):
-        """``always, throttled or never`` (lazy, translated separators)."""
-        return get_text_list(list(self.values), _("or"))
-
-    def plain(self) -> str:
-        """:meth:`label` in plain English, for messages written before translations can be used."""
-        return _or(self.values)
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """A string matching ``regex`` in full, or empty when ``empty_ok``; ``text`` describes it."""
-
-    regex: str
-    text: Any
-    check: str
-    empty_ok: bool = True
-
-    def ok(self, value) -> bool:
-        """True when ``value`` is a str matching the pattern (or empty, when allowed)."""
-        if not isinstance(value, str):
-            return False
-        return (self.empty_ok and value == "") or re.fullmatch(self.regex, value) is not None
-
-    def label(self):
-        """The description given with the pattern (lazy text)."""
-        return self.text
+from .conf_limits import Choices, Pattern, Range, _fmt, _or  # noqa: E402,F401  (re-exported)
 
 
 # --- settings ----------------------------------------------------------------------------
@@ -228,10 +140,26 @@ SETTINGS: tuple[Setting, ...] = (
     # --- Django, database, jobs (group "": read by settings.py) ---
     _s("DEBUG", "bool", False, "Django debug mode (`bin/demo` sets `True`); never in production.", "bizmemory",
        group=""),
-    _s("SECRET_KEY", "str", INSECURE_DEV_SECRET_KEY, "Django's signing key.", "bizmemory", group="", secret=True,
-       default_doc="a development key"),
+    _s("SECRET_KEY", "str", INSECURE_DEV_SECRET_KEY,
+       "Django's signing key (sessions, CSRF, password reset): a long random string. Required when `DEBUG` is "
+       "off: the web server (gunicorn, `runserver`) then refuses to start without it.", "bizmemory", group="",
+       secret=True, default_doc="a development key, with `DEBUG=true` only"),
     _s("ALLOWED_HOSTS", "list", ["127.0.0.1", "localhost", "testserver"], "Host names the site answers to.",
        "bizmemory", group=""),
+    # --- HTTPS (production; `manage.py check --deploy` expects them, README "Production") ---
+    _s("SECURE_PROXY_SSL_HEADER", "str", "",
+       "`HEADER,value` that marks a request the TLS proxy received over HTTPS, e.g. "
+       "`HTTP_X_FORWARDED_PROTO,https`; set it only behind a proxy that sets (and strips) that header.",
+       "bizmemory", group=""),
+    _s("SECURE_SSL_REDIRECT", "bool", False, "Redirect plain-HTTP requests to HTTPS.", "bizmemory", group=""),
+    _s("SECURE_HSTS_SECONDS", "int", 0,
+       "Strict-Transport-Security max-age in seconds (`31536000` = a year); `0` sends no HSTS header.",
+       "bizmemory", group=""),
+    _s("SECURE_HSTS_INCLUDE_SUBDOMAINS", "bool", False, "HSTS covers every subdomain too.", "bizmemory", group=""),
+    _s("SECURE_HSTS_PRELOAD", "bool", False, "Ask browsers to preload the HSTS policy (submit the domain to the "
+       "preload list; hard to undo).", "bizmemory", group=""),
+    _s("SESSION_COOKIE_SECURE", "bool", False, "Send the session cookie over HTTPS only.", "bizmemory", group=""),
+    _s("CSRF_COOKIE_SECURE", "bool", False, "Send the CSRF cookie over HTTPS only.", "bizmemory", group=""),
     _s("DATABASE_URL", "str", f"sqlite:///{VAR_DIR / 'bizmemory.sqlite3'}",
        "`sqlite:///…`, `postgres://user@host:5432/db` (runs `CREATE EXTENSION vector`), "
        "`mysql://user@host:3306/db` (MySQL/MariaDB, utf8mb4; install `requirements-mysql.txt`); "
@@ -272,8 +200,13 @@ SETTINGS: tuple[Setting, ...] = (
        "→ CST); storage is UTC.", "bizmemory", group=""),
     _s("Q_BROKER", "str", "orm", "django-q2 broker: the database (`orm`) or Redis at `REDIS_URL`.", "bizmemory",
        group="", limit=Choices(("orm", "redis"))),
-    _s("REDIS_URL", "str", "redis://127.0.0.1:6379/0", "Redis of the `redis` broker.", "bizmemory", group="",
-       secret=True),
+    _s("REDIS_URL", "str", "redis://127.0.0.1:6379/0", "Redis of the `redis` broker and the `redis` cache.",
+       "bizmemory", group="", secret=True),
+    _s("CACHE", "str", "auto",
+       "Django's cache, shared by every web and worker process (the per-key API rate limits count in it): "
+       "`redis` (Redis at `REDIS_URL`), `database` (table `bizmemory_cache`, created by `migrate`), or `auto`: "
+       "`redis` when `Q_BROKER=redis`, else `database`.", "bizmemory", group="",
+       limit=Choices(("auto", "database", "redis"))),
     _s("Q_CLUSTER_NAME", "str", "bizmemory", "django-q2 cluster name, also its queue: web and workers share it.",
        "bizmemory", group=""),
     _s("Q_WORKERS", "int", 1, "django-q2 worker processes per `qcluster`.", "bizmemory", group=""),
@@ -404,8 +337,9 @@ CHECKS: tuple[Check, ...] = (
           _("session and message ids byte-exact on MySQL/MariaDB"),
           "The column lost the binary no-pad collation its migration set (a restored dump, a manual ALTER, "
           "a later migration altering the field): run the ALTER TABLE the message gives."),
-    Check("bizmemory.W001", "bizmemory", ("SECRET_KEY",), _("not the development default, with check --deploy"),
-          "Set SECRET_KEY (or SECRET_KEY_FILE) to a long random string."),
+    Check("bizmemory.E050", "bizmemory", ("SECRET_KEY",), _("set when DEBUG is off"),
+          "Set SECRET_KEY (or SECRET_KEY_FILE) to a long random string, e.g. "
+          "`python -c 'import secrets; print(secrets.token_urlsafe(50))'`."),
 )
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
@@ -570,6 +504,17 @@ def check_message(check_id: str, msg: str):
     spec = CHECKS_BY_ID[check_id]
     cls = checks.Warning if check_id.split(".")[1].startswith("W") else checks.Error
     return cls(msg, hint=spec.hint, id=spec.id)
+
+
+def secret_key_problem(*, debug: bool, secret_key: str) -> str:
+    """Why a web server must not start with ``secret_key`` ("" when it may): with ``debug`` off it
+    must be set, and not to the development default that ships in this repository (anyone could
+    sign sessions and password-reset links with it). Used by ``bizmemory/wsgi.py`` / ``asgi.py``
+    (the server stops) and check bizmemory.E050 (``check --deploy`` fails)."""
+    if debug or (secret_key and secret_key != INSECURE_DEV_SECRET_KEY):
+        return ""
+    return ("SECRET_KEY is not set and DEBUG is off: set SECRET_KEY (or SECRET_KEY_FILE) to a long random "
+            "string; the development default is for DEBUG=true only.")
 
 
 def checks_of(name: str) -> list:

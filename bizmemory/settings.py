@@ -22,10 +22,36 @@ _conf = conf.load()
 _v = _conf.values
 
 DEBUG = _v["DEBUG"]
-# The default is for a laptop only; system check bizmemory.W001 warns when it is used with DEBUG off.
+# The default is for a laptop (DEBUG=true) only: with DEBUG off the web server refuses to start
+# without a key of its own (bizmemory/wsgi.py, asgi.py; check bizmemory.E050 under --deploy).
+# Management commands and workers still run (migrate, replay, export, qcluster sign nothing).
 INSECURE_DEV_SECRET_KEY = conf.INSECURE_DEV_SECRET_KEY
 SECRET_KEY = _v["SECRET_KEY"]
 ALLOWED_HOSTS = _v["ALLOWED_HOSTS"]
+
+
+def _proxy_ssl_header(value: str) -> tuple[str, str] | None:
+    """``SECURE_PROXY_SSL_HEADER`` from ``HEADER,value`` (None when empty). Raises
+    ImproperlyConfigured naming the variable for another shape."""
+    if not value:
+        return None
+    header, _, expected = (part.strip() for part in value.partition(","))
+    if not header.startswith("HTTP_") or not expected or "," in expected:
+        raise ImproperlyConfigured(
+            "SECURE_PROXY_SSL_HEADER must be HEADER,value with the header as Django names it, "
+            f"e.g. HTTP_X_FORWARDED_PROTO,https (got {value!r})"
+        )
+    return header, expected
+
+
+# HTTPS, all from the environment (README "Production"; off by default so a laptop serves plain HTTP).
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header(_v["SECURE_PROXY_SSL_HEADER"])
+SECURE_SSL_REDIRECT = _v["SECURE_SSL_REDIRECT"]
+SECURE_HSTS_SECONDS = _v["SECURE_HSTS_SECONDS"]
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _v["SECURE_HSTS_INCLUDE_SUBDOMAINS"]
+SECURE_HSTS_PRELOAD = _v["SECURE_HSTS_PRELOAD"]
+SESSION_COOKIE_SECURE = _v["SESSION_COOKIE_SECURE"]
+CSRF_COOKIE_SECURE = _v["CSRF_COOKIE_SECURE"]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -165,6 +191,33 @@ if Q_BROKER == "orm":
     Q_CLUSTER["orm"] = "default"
 else:
     Q_CLUSTER["redis"] = _v["REDIS_URL"]
+
+# --- cache -----------------------------------------------------------------
+# Shared by every process (gunicorn workers, qcluster, commands), so the per-key API rate limits
+# (profiles.ratelimit) hold across them; Django's per-process default (locmem) would give each
+# worker its own count. Redis when the deployment has it, else a table of the database.
+
+
+def cache_config(kind: str, redis_url: str) -> dict:
+    """The ``default`` entry of CACHES for ``CACHE`` ``kind`` (``redis`` or ``database``)."""
+    if kind == "redis":
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            "KEY_PREFIX": "bizmemory",
+            # A Redis that stops answering must not hang every request (the rate limit then lets it pass).
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    return {
+        "BACKEND": "bizmemory.cache.DatabaseCache",  # Django's, with an incr that is atomic across processes
+        "LOCATION": conf.CACHE_TABLE,
+        # Culling deletes live rows too once the table is full (a rate count would restart): keep it large.
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
+    }
+
+
+CACHE = _v["CACHE"] if _v["CACHE"] != "auto" else ("redis" if Q_BROKER == "redis" else "database")
+CACHES = {"default": cache_config(CACHE, _v["REDIS_URL"])}
 
 # --- BizMemory ------------------------------------------------------------
 # Every key of bizmemory/conf.py's group BIZMEMORY, defaults filled: read settings.BIZMEMORY["KEY"].

@@ -3,7 +3,9 @@ settings guardrails. Composition (issue 15): the staff area draws on all three a
 in the top layer.
 
 Mounted at /staff/ by bizmemory/urls.py (namespace ``staff``). Anonymous visitors are sent
-to the login page; signed-in non-staff users get 403 (``audit.views.staff_required``).
+to the login page; signed-in non-staff users get 403 (``audit.views.staff_required``). Restoring
+a version needs ``profiles.restore_snapshot`` and the audit log ``audit.view_auditlog`` (the
+group "memory officers"; ``audit.views.staff_permission_required``): other staff get 403 saying so.
 Actions are POST only (CSRF-protected); the logic lives in ``profiles.versions``.
 The quarantine review is at /review/ (``audit.views``); the raw tables are in /admin/.
 """
@@ -26,7 +28,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from audit.models import AuditLog
-from audit.views import staff_required
+from audit.views import permission_refusal, staff_permission_required, staff_required
 from consolidation.dashboard import dashboard_figures
 from profiles.models import MemoryItem, SnapshotReason
 from profiles.services import snapshot_restore
@@ -36,6 +38,9 @@ from profiles.versions import SnapshotNotFound, snapshot_create
 from .conf_docs import guardrails
 
 PAGE_SIZE = 50
+RESTORE_REFUSED = permission_refusal(gettext_lazy("Restoring a memory version"))
+AUDIT_LOG_REFUSED = permission_refusal(gettext_lazy("Reading the audit log"))
+
 
 class AuditFilterForm(forms.Form):
     """GET filters of the audit log: action (prefix), subject user, actor, inclusive dates."""
@@ -89,7 +94,7 @@ def versions_user(request, user_id: int):
 
 
 @require_POST
-@staff_required
+@staff_permission_required("profiles.restore_snapshot", RESTORE_REFUSED)
 def version_restore(request, user_id: int, version: int):
     """POST /staff/versions/<user id>/<version>/restore — restore that version; the current
     state is saved first as a rollback point (``snapshot_restore``)."""
@@ -117,7 +122,7 @@ def snapshot_manual(request, user_id: int):
 
 
 @require_GET
-@staff_required
+@staff_permission_required("audit.view_auditlog", AUDIT_LOG_REFUSED)
 def audit_log(request):
     """GET /staff/audit/?action=&user=&actor=&date_from=&date_to=&page= — the audit log,
     newest first, 50 a page, read-only. Invalid filters → the page with errors, status 400."""

@@ -2,14 +2,15 @@
 
 Every request names the ``user`` (platform user id) and the calling ``agent`` (the
 entry agent or an expert); a key limited to some agents is refused for the others
-(403, field ``agent``). One view per operation, GET only (other methods → 405),
+(403, field ``agent``). A user id no account has, and a staff or superuser login, are answered
+exactly like a platform user with no memory (``profiles.readers``): the reads do not tell which
+ids exist. One view per operation, GET only (other methods → 405),
 explicit input and output serializers; the OpenAPI schema is at ``/api/v1/schema/``.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -22,6 +23,7 @@ from .models import MemoryDocument, MemoryItem
 from .permissions import ApiKeyRateThrottle, HasReadKey, require_agent_allowed
 from .search import memory_search
 from .ports import conversations
+from .readers import nobody_access_reason, nobody_context, nobody_document, nobody_item, nobody_search, platform_user
 from .selectors import SessionNotFound, memory_access_reason, memory_context, memory_document_get, memory_item_get
 
 
@@ -30,7 +32,8 @@ class ReadQuery(serializers.Serializer):
     naming it: ``bizmemory.api.ApiView``); ids are compared exactly and never trimmed."""
 
     user = ExternalIdField(max_length=150, help_text="Platform user id, compared exactly (case and accents "
-                           "matter); never trimmed: leading or trailing whitespace is a 400 naming user.")
+                           "matter); never trimmed: leading or trailing whitespace is a 400 naming user. An id "
+                           "no account has, or a staff login, reads as a user with no memory.")
     agent = serializers.SlugField(max_length=64, help_text="Calling agent or expert slug (case matters).")
     session = ExternalIdField(max_length=128, required=False,
                               help_text="Current session id, one of this user's (session ids are per user: "
@@ -138,22 +141,23 @@ class _ReadView(ApiView):
     query_serializer: type[ReadQuery] = ReadQuery
 
     def read_args(self, request) -> tuple[dict, object, bool]:
-        """Validate the query string; returns ``(data, user, temporary)``.
+        """Validate the query string; returns ``(data, user, temporary)``, ``user`` None for an id
+        that is no platform user (unknown, or a staff login: ``profiles.readers.platform_user``),
+        which the views answer like a user with no memory.
 
         Raises 400 (bad field; a parameter given twice is refused before, in ``initial``), 403
-        (key limited to other agents, field ``agent``) or 404 (unknown user, field ``user``; a
-        session id this user does not have — unknown, or another user's: field ``session``).
+        (key limited to other agents, field ``agent``) or 404 (a session id this user does not
+        have — unknown, another user's, or any for nobody: field ``session``).
         """
         q = self.query_serializer(data=request.query_params)
         q.is_valid(raise_exception=True)
         data = q.validated_data
         require_agent_allowed(request, data["agent"])
-        user = get_user_model().objects.filter(username=data["user"]).first()
-        if user is None:
-            raise FieldNotFound("unknown user", field="user")
+        user = platform_user(data["user"])
         temporary = data["temporary"]
         if data.get("session") and self.check_session:
-            session_temporary = conversations().session_temporary(user_id=user.pk, session_id=data["session"])
+            session_temporary = None if user is None else conversations().session_temporary(
+                user_id=user.pk, session_id=data["session"])
             if session_temporary is None:
                 raise FieldNotFound("unknown session", field="session")
             temporary = temporary or session_temporary
@@ -164,7 +168,7 @@ class _ReadView(ApiView):
 
 # Error responses of the read endpoints, all ``{"error": {"code", "message", "field"}}``
 # (bizmemory.api.exception_handler): bad parameter, key not allowed (scope, agent), unknown
-# user / session / item, rate limit.
+# session / item, rate limit.
 READ_ERRORS = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut}
 
 
@@ -175,7 +179,8 @@ class ContextView(_ReadView):
     tiktoken tokens, ``session``, ``temporary``). Returns ``ContextOut``: ``text`` never
     over ``budget``, with the items and session turns used, or empty with ``reason``
     (``memory_off``, ``expert_off``, ``temporary_session``, ``no_memory``,
-    ``budget_too_small``). Errors: 400 / 403 / 404 naming the field.
+    ``budget_too_small``). Errors: 400 / 403 / 404 naming the field (``session``); an unknown
+    user is a user with no memory (``no_memory``).
     """
 
     query_serializer = ContextQuery
@@ -184,15 +189,15 @@ class ContextView(_ReadView):
     @extend_schema(operation_id="context", parameters=[ContextQuery], responses={200: ContextOut, **READ_ERRORS})
     def get(self, request):
         data, user, temporary = self.read_args(request)
+        budget = data.get("budget") or settings.BIZMEMORY["CONTEXT_DEFAULT_TOKENS"]
         try:
-            ctx = memory_context(
-                user=user,
-                agent_slug=data["agent"],
-                budget=data.get("budget") or settings.BIZMEMORY["CONTEXT_DEFAULT_TOKENS"],
-                query=data.get("query") or "",
-                session_id=data.get("session"),
-                temporary=temporary,
-            )
+            if user is None:
+                ctx = nobody_context(budget=budget, session_id=data.get("session"), temporary=temporary)
+            else:
+                ctx = memory_context(
+                    user=user, agent_slug=data["agent"], budget=budget, query=data.get("query") or "",
+                    session_id=data.get("session"), temporary=temporary,
+                )
         except SessionNotFound as exc:
             raise FieldNotFound("unknown session", field="session") from exc
         return Response(ContextOut(ctx).data)
@@ -210,10 +215,13 @@ class MemorySearchView(_ReadView):
     @extend_schema(operation_id="memory_search", parameters=[SearchQuery], responses={200: SearchOut, **READ_ERRORS})
     def get(self, request):
         data, user, temporary = self.read_args(request)
-        res = memory_search(
-            user=user, agent_slug=data["agent"], query=data["query"], scope=data["scope"], top_k=data["top_k"],
-            min_similarity=data.get("min_similarity"), temporary=temporary,
-        )
+        if user is None:
+            res = nobody_search(query=data["query"], temporary=temporary)
+        else:
+            res = memory_search(
+                user=user, agent_slug=data["agent"], query=data["query"], scope=data["scope"], top_k=data["top_k"],
+                min_similarity=data.get("min_similarity"), temporary=temporary,
+            )
         return Response(SearchOut({"scope": data["scope"], "reason": res.reason, "time_cue": res.time_cue,
                                    "hits": res.hits}).data)
 
@@ -232,19 +240,26 @@ class MemoryGetView(_ReadView):
     def get(self, request):
         data, user, temporary = self.read_args(request)
         empty = {"text": "", "from_line": 0, "to_line": 0, "total_lines": 0, "version": 0, "item": None}
-        reason = memory_access_reason(user=user, agent_slug=data["agent"], temporary=temporary)
+        if user is None:
+            reason = nobody_access_reason(temporary=temporary)
+        else:
+            reason = memory_access_reason(user=user, agent_slug=data["agent"], temporary=temporary)
         if reason:
             return Response(MemoryGetOut({**empty, "reason": reason}).data)
         if data.get("item_id"):
             try:
-                item = memory_item_get(user=user, item_id=data["item_id"])
+                if user is None:
+                    item = nobody_item(item_id=data["item_id"])
+                else:
+                    item = memory_item_get(user=user, item_id=data["item_id"])
             except MemoryItem.DoesNotExist as exc:
                 raise FieldNotFound("unknown memory item", field="item_id") from exc
             doc_version = MemoryDocument.objects.filter(user=user).values_list("version", flat=True).first() or 0
             return Response(MemoryGetOut(
                 {**empty, "reason": "ok", "text": item["text"], "item": item, "version": doc_version}
             ).data)
-        doc = memory_document_get(user=user, from_line=data.get("from_line"), to_line=data.get("to_line"))
+        lines = {"from_line": data.get("from_line"), "to_line": data.get("to_line")}
+        doc = nobody_document(**lines) if user is None else memory_document_get(user=user, **lines)
         reason = "ok" if doc["total_lines"] else "no_memory"  # as the context endpoint says it
         return Response(MemoryGetOut({**doc, "reason": reason, "item": None}).data)
 

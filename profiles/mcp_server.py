@@ -6,13 +6,18 @@ function-calling format) and the MCP server (the official ``mcp`` Python SDK,
 There is no write tool: agents read memory; only the platform's extraction and
 consolidation write it (issue #6).
 
-A server is bound to one user and one calling agent when it starts, so a tool
-call can never name another user.
+A server is bound to one user id, one calling agent and one read-scope API key when it
+starts, so a tool call can never name another user. Like the HTTP API it needs the key, and
+checks it again on every call (a key revoked or expired meanwhile ends the access); the user id
+is looked up on every call too (``profiles.readers.platform_user``): an id no account has yet is
+answered like a user with no memory, and a staff or superuser login never (the command refuses
+one at start).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 SEARCH_DESCRIPTION = (
@@ -77,9 +82,12 @@ def tool_call(name: str, arguments: dict, *, user, agent_slug: str) -> dict:
     ``memory_search`` → ``{"reason", "time_cue", "hits": [{"id", "kind", "text", "date", "score",
     "similarity", "lexical", "session"}]}``; ``memory_get`` → the document slice
     (``{"text", "from_line", "to_line", "total_lines", "version", "reason"}``) or ``{"item": {...}}``.
-    Raises :class:`ToolError` for an unknown tool, bad arguments or an unknown item id.
+    ``user`` None (no platform user has the id, or it is a staff login) is answered like a user
+    with no memory (``profiles.readers``). Raises :class:`ToolError` for an unknown tool, bad
+    arguments or an unknown item id.
     """
     from .models import MemoryItem
+    from .readers import nobody_access_reason, nobody_document, nobody_item, nobody_search
     from .search import memory_search
     from .selectors import memory_access_reason, memory_document_get, memory_item_get
 
@@ -92,7 +100,10 @@ def tool_call(name: str, arguments: dict, *, user, agent_slug: str) -> dict:
         top_k = args.get("top_k", 5)
         if scope not in ("memory", "sessions") or not isinstance(top_k, int) or not 1 <= top_k <= 50:
             raise ToolError("scope must be 'memory' or 'sessions' and top_k an integer 1-50")
-        res = memory_search(user=user, agent_slug=agent_slug, query=query, scope=scope, top_k=top_k)
+        if user is None:
+            res = nobody_search(query=query)
+        else:
+            res = memory_search(user=user, agent_slug=agent_slug, query=query, scope=scope, top_k=top_k)
         return {"reason": res.reason, "time_cue": res.time_cue, "hits": [
             {"id": h.id, "kind": h.kind, "text": h.text, "date": h.date.isoformat(), "score": round(h.score, 6),
              "similarity": None if h.similarity is None else round(h.similarity, 4), "lexical": round(h.lexical, 4),
@@ -103,24 +114,50 @@ def tool_call(name: str, arguments: dict, *, user, agent_slug: str) -> dict:
         unknown = set(args) - {"item_id", "from_line", "to_line"}
         if unknown:
             raise ToolError(f"unknown argument(s): {sorted(unknown)}")
-        reason = memory_access_reason(user=user, agent_slug=agent_slug)
+        reason = nobody_access_reason() if user is None else memory_access_reason(user=user, agent_slug=agent_slug)
         if reason:
             return {"text": "", "from_line": 0, "to_line": 0, "total_lines": 0, "version": 0, "reason": reason}
         if args.get("item_id") is not None:
             try:
-                return {"item": memory_item_get(user=user, item_id=int(args["item_id"])), "reason": "ok"}
+                item_id = int(args["item_id"])
+                item = nobody_item(item_id=item_id) if user is None else memory_item_get(user=user, item_id=item_id)
+                return {"item": item, "reason": "ok"}
             except (MemoryItem.DoesNotExist, ValueError, TypeError) as exc:
                 raise ToolError(f"item_id: no memory item {args['item_id']!r}") from exc
+        lines = {"from_line": args.get("from_line"), "to_line": args.get("to_line")}
         try:
-            return {**memory_document_get(user=user, from_line=args.get("from_line"), to_line=args.get("to_line")),
-                    "reason": "ok"}
+            doc = nobody_document(**lines) if user is None else memory_document_get(user=user, **lines)
         except ValueError as exc:
             raise ToolError(str(exc)) from exc
+        return {**doc, "reason": "ok"}
     raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOL_NAMES)}")
 
 
-def build_server(*, user, agent_slug: str):
-    """An ``mcp.server.mcpserver.MCPServer`` exposing exactly the two read tools for ``user`` as ``agent_slug``.
+def bound_call(name: str, arguments: dict, *, username: str, agent_slug: str, api_key: str) -> dict:
+    """One tool call of a server bound to ``username``, ``agent_slug`` and ``api_key`` (plain text):
+    the key is checked again (:func:`profiles.permissions.read_key_refusal`; a refusal is a
+    :class:`ToolError` naming it), the call counted against the key's read rate limit (shared with
+    its HTTP requests; over it, a :class:`ToolError` saying when to retry) and the user looked up (:func:`profiles.readers.platform_user`),
+    then :func:`tool_call`."""
+    from django.conf import settings
+
+    from .permissions import api_key_get, key_rate_limit_hit, read_key_refusal
+    from .readers import platform_user
+
+    key = api_key_get(api_key)
+    refusal = read_key_refusal(key, agent_slug)
+    if refusal:
+        raise ToolError(f"{refusal[0]}: {refusal[1]}")
+    rate = settings.BIZMEMORY["API_RATE_READ"]
+    wait = key_rate_limit_hit(key, rate) if rate else None
+    if wait is not None:
+        raise ToolError(f"rate limit of this API key reached ({rate}); try again in {math.ceil(wait)} s")
+    return tool_call(name, arguments, user=platform_user(username), agent_slug=agent_slug)
+
+
+def build_server(*, username: str, agent_slug: str, api_key: str):
+    """An ``mcp.server.mcpserver.MCPServer`` exposing exactly the two read tools for the platform
+    user ``username`` as ``agent_slug``, with the read-scope ``api_key`` (:func:`bound_call`).
 
     Tool functions run the Django ORM in a worker thread (``asgiref.sync_to_async``), as the ORM
     must not run inside the event loop. A bad call returns an MCP tool error (``isError``).
@@ -139,7 +176,8 @@ def build_server(*, user, agent_slug: str):
         from django.db import close_old_connections
 
         close_old_connections()
-        return json.dumps(tool_call(name, arguments, user=user, agent_slug=agent_slug), ensure_ascii=False)
+        out = bound_call(name, arguments, username=username, agent_slug=agent_slug, api_key=api_key)
+        return json.dumps(out, ensure_ascii=False)
 
     async def memory_search(query: str, scope: str = "memory", top_k: int = 5) -> str:
         return await sync_to_async(_call)("memory_search", {"query": query, "scope": scope, "top_k": top_k})

@@ -312,6 +312,7 @@ class Snapshot(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "version"], name="snapshot_user_version_uniq")]
         ordering = ["user_id", "-version"]
+        permissions = [("restore_snapshot", "Can restore a memory version")]
 
 
 class MemoryVersion(models.Model):

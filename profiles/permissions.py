@@ -3,34 +3,37 @@
 A key (djangorestframework-api-key, header ``X-Api-Key``) carries one scope,
 ``ingest`` or ``read``, and optionally the agent slugs it may act for
 (``PlatformAPIKey.agents``; empty = all). The key is looked up once per request
-and kept on ``request.api_key``.
+and kept on the request. Rate limits count in the shared cache (``profiles.ratelimit``).
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from rest_framework import exceptions
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle
 from rest_framework_api_key.permissions import KeyParser
 
 from .models import APIKeyScope, PlatformAPIKey
+from .ratelimit import rate_limit_hit
 
 _key_parser = KeyParser()
+
+
+def api_key_get(key: str) -> PlatformAPIKey | None:
+    """The valid (not revoked, not expired) key whose plain text is ``key``, or None."""
+    if not key:
+        return None
+    try:
+        found = PlatformAPIKey.objects.get_from_key(key)
+    except PlatformAPIKey.DoesNotExist:
+        return None
+    return None if found.has_expired else found
 
 
 def request_api_key(request) -> PlatformAPIKey | None:
     """The valid (not revoked, not expired) key sent with ``request``, or None; cached on the request."""
     if not hasattr(request, "_bizmemory_api_key"):
-        key = _key_parser.get(request)
-        found = None
-        if key:
-            try:
-                found = PlatformAPIKey.objects.get_from_key(key)
-            except PlatformAPIKey.DoesNotExist:
-                found = None
-            if found is not None and found.has_expired:
-                found = None
-        request._bizmemory_api_key = found
+        request._bizmemory_api_key = api_key_get(_key_parser.get(request) or "")
     return request._bizmemory_api_key
 
 
@@ -74,37 +77,43 @@ def require_agent_allowed(request, agent_slug: str) -> None:
         raise FieldPermissionDenied(f"this API key may not act for agent {agent_slug!r}", field="agent")
 
 
-class ApiKeyRateThrottle(SimpleRateThrottle):
-    """Per-key rate limit, keyed by the key's prefix; the rate depends on the key's scope.
+def read_key_refusal(key: PlatformAPIKey | None, agent_slug: str) -> tuple[str, str] | None:
+    """Why ``key`` (from :func:`api_key_get`) may not read memory as ``agent_slug``, as
+    ``(field, message)`` — ``("key", …)`` for no valid key or another scope, ``("agent", …)`` for a
+    key limited to other agents — or None when it may. The MCP server's rule; the HTTP API
+    applies the same through :class:`HasReadKey` and :func:`require_agent_allowed`."""
+    if key is None:
+        return "key", "not a valid API key (unknown, revoked or expired)"
+    if key.scope != APIKeyScope.READ:
+        return "key", "a valid read-scope key is required"
+    if not key.allows_agent(agent_slug):
+        return "agent", f"this API key may not act for agent {agent_slug!r}"
+    return None
 
-    Rates come from ``BIZMEMORY['API_RATE_READ']`` / ``['API_RATE_INGEST']`` (DRF rate strings
-    such as ``"600/min"``; empty = unlimited) and are read per request, so settings changes apply
-    without a restart. Requests without a valid key are not throttled here (they are refused).
-    Over the limit DRF answers 429 with ``Retry-After``; the error body is JSON.
+
+class ApiKeyRateThrottle(BaseThrottle):
+    """Per-key rate limit, keyed by the key's scope and prefix, counted in the shared cache
+    (:func:`profiles.ratelimit.rate_limit_hit`), so it holds across gunicorn workers and servers.
+
+    Rates come from ``BIZMEMORY['API_RATE_READ']`` / ``['API_RATE_INGEST']`` (``"600/min"``; empty =
+    unlimited) and are read per request, so settings changes apply without a restart. Requests
+    without a valid key are not throttled here (they are refused). Over the limit DRF answers 429
+    with ``Retry-After`` (:meth:`wait`); the error body is JSON.
     """
 
-    scope_attr = "api_key_scope"
-
-    def __init__(self):  # the rate is known only once the request's key is
-        pass
-
-    def allow_request(self, request, view):
+    def allow_request(self, request, view) -> bool:
+        self._wait = None
         key = request_api_key(request)
-        if key is None:
-            return True
-        self.rate = settings.BIZMEMORY[f"API_RATE_{key.scope.upper()}"] or None
-        if self.rate is None:
-            return True
-        self.num_requests, self.duration = self.parse_rate(self.rate)
-        self.key = self.cache_format % {"scope": key.scope, "ident": key.prefix}
-        self.history = self.cache.get(self.key, [])
-        self.now = self.timer()
-        while self.history and self.history[-1] <= self.now - self.duration:
-            self.history.pop()
-        if len(self.history) >= self.num_requests:
-            return self.throttle_failure()
-        return self.throttle_success()
+        rate = settings.BIZMEMORY[f"API_RATE_{key.scope.upper()}"] if key is not None else ""
+        if rate:
+            self._wait = key_rate_limit_hit(key, rate)
+        return self._wait is None
 
-    def get_cache_key(self, request, view):  # pragma: no cover - allow_request builds the key
-        key = request_api_key(request)
-        return self.cache_format % {"scope": key.scope, "ident": key.prefix} if key else None
+    def wait(self) -> float | None:
+        return self._wait
+
+
+def key_rate_limit_hit(key: PlatformAPIKey, rate: str) -> float | None:
+    """Count one request of ``key`` against ``rate``: None when allowed, else seconds to wait.
+    The HTTP API's throttle and the MCP server's tool calls share the count."""
+    return rate_limit_hit(ident=f"{key.scope}:{key.prefix}", rate=rate)

@@ -25,3 +25,24 @@ def post_and_extract(user_id, session_id, turns, *, start, **kwargs):
     session, stored = post_turns(user_id, session_id, turns, start=start, **kwargs)
     extraction_run(session_id=session.pk, now=start + dt.timedelta(minutes=len(turns)), trigger="session_end")
     return session, stored
+
+
+def memory_officers_group():
+    """The "memory officers" group with its permissions, made by its migration's own function:
+    transactional tests flush the database, and with it the group the migration created."""
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("profiles.migrations.0013_memory_officers")
+    return migration.memory_officers_create(apps, None)
+
+
+def officer_make(username: str = "reviewer", **fields):
+    """A staff account in the "memory officers" group (:func:`memory_officers_group`); password
+    ``pw`` unless ``password`` is given."""
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.create_user(username, password=fields.pop("password", "pw"), is_staff=True, **fields)
+    user.groups.add(memory_officers_group())
+    return user

@@ -61,9 +61,9 @@ def test_bad_input_names_the_field_and_stores_nothing(client, api_keys):
     assert not Session.objects.exists()
 
 
-def test_context_unknown_user_is_404_and_budget_is_validated(client, api_keys):
+def test_context_unknown_user_has_no_memory_and_budget_is_validated(client, api_keys):
     r = client.get("/api/v1/context", {"user": "ghost", "agent": "main"}, HTTP_X_API_KEY=api_keys["read"])
-    assert r.status_code == 404
+    assert r.status_code == 200 and r.json()["reason"] == "no_memory"  # tests/test_api_unknown_users.py
     r = client.get("/api/v1/context", {"user": "ghost", "agent": "main", "budget": 0}, HTTP_X_API_KEY=api_keys["read"])
     assert r.status_code == 400 and r.json()["error"]["field"] == "budget"
 

@@ -56,7 +56,8 @@ def test_unknown_superseded_and_other_users_ids_are_404(client, api_keys, alice_
         r = _get(client, api_keys["read"], user="alice", item_id=item_id)
         assert r.status_code == 404 and r.json()["error"]["field"] == "item_id"
         assert "secret" not in r.content.decode()
-    assert _get(client, api_keys["read"], user="nobody").status_code == 404
+    r = _get(client, api_keys["read"], user="nobody", item_id=theirs.pk)  # an unknown user has no items
+    assert r.status_code == 404 and r.json()["error"]["field"] == "item_id"
 
 
 def test_keys_switches_and_methods(client, api_keys, alice_memory, alice):

@@ -4,7 +4,7 @@ Layers, lowest first. A module may import its own layer and the layers below, ne
 module-level or inside a function alike. Function-level imports across apps exist only in
 ``apps.py`` (the ``ready()`` hook that fills a lower app's registry).
 
-0. foundation: ``bizmemory.{tokens, api, admin_base, conf, conf_docs, collation}`` — import no domain app;
+0. foundation: ``bizmemory.{tokens, api, admin_base, conf, conf_docs, conf_limits, collation}`` — import no domain app;
 1. ``audit`` — sanitizer, quarantine, audit log;
 2. ``profiles`` — the memory store and its reads;
 3. ``consolidation`` — the pipeline;
@@ -23,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 APPS = ("bizmemory", "audit", "profiles", "consolidation")
 FOUNDATION = {
     "bizmemory.tokens", "bizmemory.api", "bizmemory.admin_base", "bizmemory.conf", "bizmemory.conf_docs",
-    "bizmemory.collation",
+    "bizmemory.conf_limits", "bizmemory.collation",
 }
 RANK = {"audit": 1, "profiles": 2, "consolidation": 3}
 

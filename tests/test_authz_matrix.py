@@ -5,8 +5,10 @@ hand-listed: a new URL pattern without a row in ``ROWS`` fails ``test_it_has_a_r
 and its own matrix cases. Django admin's internal URLs (``admin:*`` except the index) and
 django-q's (if any) are skipped generically.
 
-Actors: the owner of the data (signed-in end user), another signed-in user, staff, anonymous,
-an ingest API key, a read API key (all agents) and a read key limited to another agent.
+Actors: the owner of the data (signed-in end user), another signed-in user, staff (no
+permissions), a memory officer (staff in the "memory officers" group: reveal, delete, release,
+restore, audit log), anonymous, an ingest API key, a read API key (all agents) and a read key
+limited to another agent.
 Each case runs on a fresh database (pages/read endpoints with GET, actions with POST) and
 asserts the expected status, never a 500, that no response to an actor not entitled to the
 owner's data contains the owner's memory text, and that those actors changed nothing of it.
@@ -28,10 +30,10 @@ from consolidation.extraction import extraction_run
 from consolidation.models import JournalEntry, Session
 from profiles.models import ConfirmationRequest, Snapshot
 from profiles.models import MemoryItem, PlatformAPIKey
-from tests.helpers import post_turns
+from tests.helpers import officer_make, post_turns
 
-ACTORS = ["owner", "other", "staff", "anonymous", "ingest", "read", "read_other_agent"]
-SIGNED_IN = ("owner", "other", "staff")
+ACTORS = ["owner", "other", "staff", "officer", "anonymous", "ingest", "read", "read_other_agent"]
+SIGNED_IN = ("owner", "other", "staff", "officer")
 NO_LOGIN = ("anonymous", "ingest", "read", "read_other_agent")
 SKIPPED_NAMESPACES = ("admin", "django_q")  # their internal URLs; admin:index is kept
 KEPT_IN_SKIPPED = {"admin:index"}
@@ -99,12 +101,18 @@ def _e(**by_actor) -> dict[str, int]:
 
 def page(ok=200, *, other=None, staff=None) -> dict[str, int]:
     """Signed-in only: anonymous (and API keys, which pages ignore) → login redirect."""
-    return _e(owner=ok, other=ok if other is None else other, staff=ok if staff is None else staff,
+    staff = ok if staff is None else staff
+    return _e(owner=ok, other=ok if other is None else other, staff=staff, officer=staff,
               **{a: 302 for a in NO_LOGIN})
 
 
 def staff_only(ok=200) -> dict[str, int]:
-    return _e(owner=403, other=403, staff=ok, **{a: 302 for a in NO_LOGIN})
+    return _e(owner=403, other=403, staff=ok, officer=ok, **{a: 302 for a in NO_LOGIN})
+
+
+def officers_only(ok=200) -> dict[str, int]:
+    """Staff pages whose action needs a memory officer's permission: other staff get 403."""
+    return {**staff_only(ok), "staff": 403}
 
 
 def api(scope: str, ok: int, *, limited: int = 403) -> dict[str, int]:
@@ -144,20 +152,20 @@ ROWS: dict[str, Row] = {
     "staff:home": Row("GET", staff_only(), area="staff"),
     "staff:versions": Row("GET", staff_only(), area="staff"),
     "staff:versions-user": Row("GET", staff_only(), kwargs=lambda w: {"user_id": w.owner_id}, area="staff"),
-    "staff:version-restore": Row("POST", staff_only(302), kwargs=lambda w: {"user_id": w.owner_id, "version": w.version},
-                                 area="staff", changes_owner=("staff",)),
+    "staff:version-restore": Row("POST", officers_only(302), kwargs=lambda w: {"user_id": w.owner_id, "version": w.version},
+                                 area="staff", changes_owner=("officer",)),
     "staff:snapshot-manual": Row("POST", staff_only(302), kwargs=lambda w: {"user_id": w.owner_id},
-                                 area="staff", changes_owner=("staff",)),
-    "staff:audit-log": Row("GET", staff_only(), area="staff"),
+                                 area="staff", changes_owner=("staff", "officer")),
+    "staff:audit-log": Row("GET", officers_only(), area="staff"),
     "staff:dashboard": Row("GET", staff_only(), area="staff"),
     "audit:quarantine-list": Row("GET", staff_only(), area="staff"),
     "audit:quarantine-detail": Row("GET", staff_only(), kwargs=lambda w: {"pk": w.quarantine_id}, area="staff"),
-    "audit:quarantine-reveal": Row("POST", staff_only(200), kwargs=lambda w: {"pk": w.quarantine_id}, area="staff",
+    "audit:quarantine-reveal": Row("POST", officers_only(200), kwargs=lambda w: {"pk": w.quarantine_id}, area="staff",
                                    needle="13912345678"),
-    "audit:quarantine-delete": Row("POST", staff_only(302), kwargs=lambda w: {"pk": w.quarantine_id}, area="staff",
-                                   changes_owner=("staff",)),
-    "audit:quarantine-false-positive": Row("POST", staff_only(302), kwargs=lambda w: {"pk": w.quarantine_id},
-                                           area="staff", changes_owner=("staff",)),
+    "audit:quarantine-delete": Row("POST", officers_only(302), kwargs=lambda w: {"pk": w.quarantine_id}, area="staff",
+                                   changes_owner=("officer",)),
+    "audit:quarantine-false-positive": Row("POST", officers_only(302), kwargs=lambda w: {"pk": w.quarantine_id},
+                                           area="staff", changes_owner=("officer",)),
     "set_language": Row("POST", public(302), params=lambda w: {"language": "zh-hans", "next": "/memory/"}),
     "login": Row("GET", public(200)),
     "logout": Row("POST", public(200)),
@@ -167,7 +175,8 @@ ROWS: dict[str, Row] = {
     "password_reset_done": Row("GET", public(200)),
     "password_reset_confirm": Row("GET", public(200), kwargs=lambda w: {"uidb64": "MQ", "token": "set-password"}),
     "password_reset_complete": Row("GET", public(200)),
-    "admin:index": Row("GET", _e(owner=302, other=302, staff=200, **{a: 302 for a in NO_LOGIN}), area="staff"),
+    "admin:index": Row("GET", _e(owner=302, other=302, staff=200, officer=200, **{a: 302 for a in NO_LOGIN}),
+                       area="staff"),
     "api-root": Row("GET", public(200)),
     "api-messages": Row("POST", api("ingest", 201), json=True,
                         params=lambda w: {"user": "owner", "session": "owner-matrix", "agent": "main",
@@ -188,7 +197,8 @@ ROWS: dict[str, Row] = {
 
 def entitled(actor: str, area: str) -> bool:
     """May ``actor`` see the owner's memory in a response from an endpoint of ``area``?"""
-    return actor == "owner" and area == "user" or actor == "staff" and area == "staff" or actor == "read" and area == "api"
+    return (actor == "owner" and area == "user" or actor in ("staff", "officer") and area == "staff"
+            or actor == "read" and area == "api")
 
 
 # ----------------------------------------------------------------------------- the world
@@ -229,6 +239,7 @@ def world(db) -> World:
     consolidation_run(user_id=owner.pk, now=T0 + dt.timedelta(days=1))  # supersedes Reykjavik, asks to confirm
     other = _conversation("other", [("user", "I live in Valparaiso and I work as a beekeeper."), ("assistant", "Ok.")], T0)
     staff = get_user_model().objects.create_user("staffer", is_staff=True)
+    officer = officer_make("officer")
     keys = {}
     for actor, scope, agents in (("ingest", "ingest", []), ("read", "read", []), ("read_other_agent", "read", ["finance"])):
         _, keys[actor] = PlatformAPIKey.objects.create_key(name=f"matrix-{actor}", scope=scope, agents=agents)
@@ -238,7 +249,7 @@ def world(db) -> World:
         confirmation_id=ConfirmationRequest.objects.get(user=owner, status="pending").pk,
         quarantine_id=QuarantineRecord.objects.get(user=owner).pk,
         version=Snapshot.objects.filter(user=owner).order_by("version").values_list("version", flat=True).first(),
-        users={"owner": owner, "other": other, "staff": staff}, keys=keys,
+        users={"owner": owner, "other": other, "staff": staff, "officer": officer}, keys=keys,
     )
     assert w.version is not None and Snapshot.objects.filter(user=owner).count() >= 2
     return w

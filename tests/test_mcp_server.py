@@ -1,4 +1,6 @@
-"""The read-only MCP server (``manage.py mcp_server``), driven by the official SDK client over stdio."""
+"""The read-only MCP server (``manage.py mcp_server``), driven by the official SDK client over stdio:
+it needs a read-scope API key like the HTTP API, refuses staff logins and answers an unknown user
+like a user with no memory."""
 
 import asyncio
 import datetime as dt
@@ -11,8 +13,12 @@ from urllib.parse import quote
 import pytest
 from django.db import connection
 
-from profiles.mcp_server import ToolError, tool_call
-from profiles.models import MemoryItem
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from profiles.mcp_server import ToolError, bound_call, tool_call
+from profiles.models import MemoryItem, PlatformAPIKey
 
 NOW = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
 REPO = Path(__file__).resolve().parent.parent
@@ -27,11 +33,12 @@ def _database_url() -> str:
     return f"{scheme}://{auth}@{s.get('HOST') or '127.0.0.1'}:{s.get('PORT') or ''}/{s['NAME']}"
 
 
-async def _drive(args: list[str], quarantine_key: str):
+async def _drive(args: list[str], quarantine_key: str, api_key: str):
     from mcp import Client, StdioServerParameters
 
     env = {**os.environ, "DATABASE_URL": _database_url(), "BIZMEMORY_EMBEDDER": "hashing",
-           "BIZMEMORY_EMBEDDER_DIM": "256", "BIZMEMORY_QUARANTINE_KEY": quarantine_key, "PYTHONPATH": str(REPO)}
+           "BIZMEMORY_EMBEDDER_DIM": "256", "BIZMEMORY_QUARANTINE_KEY": quarantine_key, "PYTHONPATH": str(REPO),
+           "BIZMEMORY_API_KEY": api_key}
     params = StdioServerParameters(command=sys.executable, args=[str(REPO / "manage.py"), "mcp_server", *args],
                                    env=env, cwd=str(REPO))
     async with Client(params, read_timeout_seconds=60) as client:
@@ -52,7 +59,8 @@ def test_the_server_lists_exactly_two_read_tools_and_answers_calls(alice, bob, s
     MemoryItem.objects.create(user=bob, kind="fact", key="allergy", value="花生", text="我也对花生过敏",
                               valid_from=NOW, confirmed_at=NOW)
     memory_document_refresh(user_id=alice.pk)
-    tools, found, doc, bad = asyncio.run(_drive(["--user", "alice", "--agent", "main"], settings.QUARANTINE_KEY))
+    _, key = PlatformAPIKey.objects.create_key(name="mcp", scope="read")
+    tools, found, doc, bad = asyncio.run(_drive(["--user", "alice", "--agent", "main"], settings.QUARANTINE_KEY, key))
     assert sorted(t.name for t in tools.tools) == ["memory_get", "memory_search"]
     assert all(t.annotations.read_only_hint for t in tools.tools)
     hits = json.loads(found.content[0].text)["hits"]
@@ -71,17 +79,69 @@ def test_tool_call_refuses_unknown_tools_and_bad_arguments(alice):
         tool_call("memory_get", {"item_id": 1, "user": "bob"}, user=alice, agent_slug="main")
 
 
-def test_the_command_exits_2_for_an_unknown_user_or_a_key_for_another_agent(alice):
-    from django.core.management import CommandError, call_command
-
-    from profiles.models import PlatformAPIKey
-
+def _refused(*args) -> CommandError:
     with pytest.raises(CommandError) as exc:
-        call_command("mcp_server", "--user", "nobody", "--agent", "main")
+        call_command("mcp_server", *args)
     assert exc.value.returncode == 2
+    return exc.value
+
+
+def test_the_command_exits_2_without_a_valid_read_key_for_the_agent(alice, monkeypatch):
+    monkeypatch.delenv("BIZMEMORY_API_KEY", raising=False)
+    assert "--key: a read-scope API key is required" in str(_refused("--user", "alice", "--agent", "main", "--key", ""))
+    assert "--key" in str(_refused("--user", "alice", "--agent", "main", "--key", "nope.nope"))
     _, key = PlatformAPIKey.objects.create_key(name="fin", scope="read", agents=["finance"])
-    with pytest.raises(CommandError, match="--agent"):
-        call_command("mcp_server", "--user", "alice", "--agent", "main", "--key", key)
+    assert "--agent" in str(_refused("--user", "alice", "--agent", "main", "--key", key))
     _, ingest = PlatformAPIKey.objects.create_key(name="in", scope="ingest")
-    with pytest.raises(CommandError, match="read-scope"):
-        call_command("mcp_server", "--user", "alice", "--agent", "main", "--key", ingest)
+    assert "read-scope" in str(_refused("--user", "alice", "--agent", "main", "--key", ingest))
+    _, revoked = PlatformAPIKey.objects.create_key(name="rev", scope="read", revoked=True)
+    _, expired = PlatformAPIKey.objects.create_key(name="exp", scope="read",
+                                                   expiry_date=timezone.now() - dt.timedelta(days=1))
+    for bad in (revoked, expired):
+        assert "--key: not a valid API key" in str(_refused("--user", "alice", "--agent", "main", "--key", bad))
+
+
+def test_the_command_refuses_a_staff_or_superuser_login_as_the_user(alice):
+    _, key = PlatformAPIKey.objects.create_key(name="mcp", scope="read")
+    get_user_model().objects.create_user("helpdesk", is_staff=True)
+    get_user_model().objects.create_user("root", is_superuser=True)
+    for login in ("helpdesk", "root"):
+        assert "staff account" in str(_refused("--user", login, "--agent", "main", "--key", key))
+
+
+def test_each_call_checks_the_key_again(alice):
+    obj, key = PlatformAPIKey.objects.create_key(name="mcp", scope="read")
+    bound = {"username": "alice", "agent_slug": "main", "api_key": key}
+    assert bound_call("memory_get", {}, **bound)["text"] == ""
+    obj.revoked = True
+    obj.save()
+    with pytest.raises(ToolError, match="key: not a valid API key"):
+        bound_call("memory_get", {}, **bound)
+
+
+def test_an_unknown_user_and_a_staff_login_get_a_user_with_no_memorys_answers(alice, t0):
+    """Never the staff login's own memory; an id created after the server started is found."""
+    _, key = PlatformAPIKey.objects.create_key(name="mcp", scope="read")
+    staff = get_user_model().objects.create_user("helpdesk", is_staff=True)
+    MemoryItem.objects.create(user=staff, kind="fact", key="allergy", value="花生", text="我对花生过敏",
+                              valid_from=t0, confirmed_at=t0)
+    calls = [("memory_search", {"query": "花生过敏"}), ("memory_search", {"query": "去年 花生"}),
+             ("memory_get", {}), ("memory_get", {"from_line": 1, "to_line": 3})]
+
+    def answers(username):
+        return [bound_call(n, a, username=username, agent_slug="main", api_key=key) for n, a in calls]
+
+    expected = answers("alice")  # a platform user with nothing stored
+    assert answers("not-yet") == expected and answers("helpdesk") == expected
+    assert "花生" not in repr(answers("helpdesk"))
+    for username in ("alice", "not-yet", "helpdesk"):
+        with pytest.raises(ToolError, match="item_id: no memory item"):
+            bound_call("memory_get", {"item_id": 1}, username=username, agent_slug="main", api_key=key)
+    assert not get_user_model().objects.filter(username="not-yet").exists()  # reading created nobody
+    from profiles.services import user_ensure
+
+    later = user_ensure(external_id="not-yet")
+    MemoryItem.objects.create(user=later, kind="fact", key="allergy", value="花生", text="我对花生过敏",
+                              valid_from=t0, confirmed_at=t0)
+    hits = bound_call("memory_search", {"query": "花生过敏"}, username="not-yet", agent_slug="main", api_key=key)["hits"]
+    assert [h["text"] for h in hits] == ["我对花生过敏"]

@@ -4,7 +4,6 @@ snapshot), the read-only audit log, settings guardrails; refused to everyone els
 import datetime as dt
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from audit.models import AuditLog
@@ -12,11 +11,13 @@ from consolidation.consolidate import consolidation_run
 from consolidation.models import JournalEntry
 from profiles.models import Snapshot
 from profiles.models import MemoryDocument, MemoryItem
+from tests.helpers import officer_make
 
 
 @pytest.fixture
 def staff(db):
-    return get_user_model().objects.create_user("reviewer", password="pw", is_staff=True)
+    """A memory officer: staff holding the restore and audit-log permissions."""
+    return officer_make("reviewer")
 
 
 @pytest.fixture

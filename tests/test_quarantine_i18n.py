@@ -4,13 +4,13 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from audit.models import QuarantineRecord
 from audit.sanitizer import analyze
 from audit.services import quarantine_file, sensitive_words_active
 from profiles.services import user_ensure
+from tests.helpers import officer_make
 
 PHONE = "13912345678"
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
@@ -19,7 +19,7 @@ PO = Path(django_settings.BASE_DIR) / "locale" / "zh_Hans" / "LC_MESSAGES" / "dj
 
 @pytest.fixture
 def staff_client(client, db):
-    client.force_login(get_user_model().objects.create_user("reviewer", password="pw", is_staff=True))
+    client.force_login(officer_make("reviewer"))
     return client
 
 

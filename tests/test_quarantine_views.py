@@ -3,7 +3,6 @@
 import datetime as dt
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from audit.models import AuditLog, QuarantineRecord
@@ -11,13 +10,15 @@ from audit.sanitizer import analyze
 from audit.services import quarantine_file, sensitive_words_active
 from consolidation.models import JournalEntry
 from profiles.services import user_ensure
+from tests.helpers import officer_make
 
 PHONE = "13912345678"
 
 
 @pytest.fixture
 def staff(db):
-    return get_user_model().objects.create_user("reviewer", password="pw", is_staff=True)
+    """A memory officer: staff holding the review actions' permissions."""
+    return officer_make("reviewer")
 
 
 @pytest.fixture

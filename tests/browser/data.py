@@ -16,9 +16,14 @@ LONG_ZH_UNBROKEN = "我最喜欢的周末活动是带着全家人去城郊的国
 LONG_TOKEN = "https://photos.example.org/birdwatching/albums/2026-03-02-wetland-park-egrets-and-herons-morning-series"
 
 
-def user_make(username: str, staff: bool = False):
-    """A user (``profiles.services.user_ensure``) whose password is ``pw``; ``staff`` sets is_staff.
+def user_make(username: str, staff: bool = False, officer: bool = False):
+    """A user (``profiles.services.user_ensure``) whose password is ``pw``; ``staff`` sets is_staff,
+    ``officer`` also puts the account in the "memory officers" group (reveal, restore, audit log).
     Returns the saved ``User``."""
+    from tests.helpers import officer_make
+
+    if officer:
+        return officer_make(username)
     user = user_ensure(external_id=username)
     user.set_password("pw")
     user.is_staff = staff

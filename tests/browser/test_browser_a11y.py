@@ -36,7 +36,8 @@ def test_axe_finds_no_serious_violation_on_any_main_page(page_for):
     alice = user_make("alice")
     memory_fill(alice, long_values=True)
     user_make("bob")
-    user_make("reviewer", staff=True)
+    user_make("reviewer", officer=True)
+    user_make("helpdesk", staff=True)  # staff without the officers' permissions
     problems = []
     for locale in ("en-US", "zh-CN"):
         problems += _audit_in(page_for, locale, alice)
@@ -108,6 +109,12 @@ def _audit_in(page_for, locale: str, alice) -> list[dict]:
     staff.locator("form[action$='/reveal'] button").click()
     staff.wait_for_selector("#original")
     problems += axe_violations(staff, f"a11y_{lang}_review_detail_revealed")
+
+    helpdesk = page_as("helpdesk")
+    _visit(helpdesk, f"/review/{rec.pk}/", f"a11y_{lang}_review_detail_withheld", problems)
+    assert helpdesk.locator("#actions-withheld").is_visible() and not helpdesk.locator("form[action$='/reveal']").count()
+    _visit(helpdesk, "/staff/audit/", f"a11y_{lang}_staff_403", problems)
+    assert helpdesk.locator("[role=alert]").is_visible()
 
     (SCREENSHOTS / f"axe_{lang}.json").write_text(json.dumps(log, ensure_ascii=False, indent=1))
     return problems

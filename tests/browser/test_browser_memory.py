@@ -95,7 +95,7 @@ def test_the_language_follows_the_browser_and_the_switcher(page_for):
 def test_staff_restores_a_version_and_gets_a_rollback_point(page_for):
     alice = _user("alice")
     _memory(alice)
-    _user("reviewer", staff=True)
+    _user("reviewer", officer=True)
     page = page_for("en-US")
     login(page, "reviewer")
     page.goto(page.base + "/staff/")
@@ -121,7 +121,7 @@ def test_staff_reveals_a_quarantined_original_and_it_is_audited(page_for):
 
     alice = _user("alice")
     _memory(alice)
-    _user("reviewer", staff=True)
+    _user("reviewer", officer=True)
     rec = QuarantineRecord.objects.get(user=alice)
     page = page_for("en-US")
     login(page, "reviewer")

@@ -15,6 +15,7 @@ extra environment (small budgets, a fake upstream, a proxied database URL); a
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -33,6 +34,7 @@ TOPOLOGY = os.environ.get("E2E_TOPOLOGY", "embedded")
 # The reliability files (test_reliability_*.py: concurrency, faults, bad input) take minutes;
 # E2E_RELIABILITY=0 skips them (CI runs them in dedicated steps, see .ci/run).
 RELIABILITY = os.environ.get("E2E_RELIABILITY", "1") != "0"
+SECRET_KEY = secrets.token_urlsafe(50)  # the servers' signing key in this run (DEBUG is off there)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -84,6 +86,7 @@ def stack_env(settings, cluster: str, **extra) -> dict:
     env = {
         **os.environ,
         "DATABASE_URL": database_url_of_test_db(),
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or SECRET_KEY,  # gunicorn refuses the development key
         "BIZMEMORY_QUARANTINE_KEY": settings.QUARANTINE_KEY,
         "BIZMEMORY_SENSITIVE_WORDS": ",".join(settings.BIZMEMORY["SENSITIVE_WORDS"]),
         "Q_CLUSTER_NAME": cluster,

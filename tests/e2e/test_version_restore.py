@@ -16,6 +16,8 @@ from profiles.models import Snapshot, SnapshotReason
 from profiles.versions import current_item_dicts
 from profiles.models import MemoryDocument, MemoryItem
 
+from tests.helpers import memory_officers_group
+
 from .conftest import wait_for
 
 pytestmark = pytest.mark.e2e
@@ -31,9 +33,10 @@ def _post(url, key, user, session, *lines):
 
 
 def _staff_session(url: str) -> requests.Session:
-    get_user_model().objects.create(
+    officer = get_user_model().objects.create(
         username="e2e-staff", is_staff=True, password=make_password("e2e-password", hasher=PBKDF2PasswordHasher())  # the server has no MD5 hasher
     )
+    officer.groups.add(memory_officers_group())  # restoring a version needs the officers' permission
     s = requests.Session()
     s.get(f"{url}/accounts/login/", timeout=10)
     r = s.post(f"{url}/accounts/login/", timeout=10, allow_redirects=False,

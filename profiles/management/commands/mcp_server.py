@@ -1,19 +1,23 @@
-"""``python manage.py mcp_server --user USER --agent AGENT`` — the read-only MCP server over stdio.
+"""``python manage.py mcp_server --user USER --agent AGENT --key KEY`` — the read-only MCP server over stdio.
 
 Serves exactly the two agent tools, ``memory_search`` and ``memory_get``, for one
-user as one calling agent (``profiles.mcp_server.build_server``). ``--key`` (or the
-``BIZMEMORY_API_KEY`` environment variable) may name a read-scope API key; the key
-must then allow the agent. Exit status 2 with a message for an unknown user, a
-missing/invalid key or an agent the key may not act for.
+user as one calling agent (``profiles.mcp_server.build_server``). Like the HTTP API it
+needs a read-scope API key: ``--key``, or the ``BIZMEMORY_API_KEY`` environment variable
+(better: a command line is visible to other local users), allowing the agent; every tool call
+checks it again. ``--user`` is a platform user id: one no account has yet is served as a user
+with no memory (as the HTTP API answers it), a staff or superuser login is refused. Exit
+status 2 with a message for a missing or invalid key, an agent the key may not act for, or a
+staff login.
 """
 
 import os
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.db.models import Q
 
 from profiles.mcp_server import build_server
-from profiles.models import APIKeyScope, PlatformAPIKey
+from profiles.permissions import api_key_get, read_key_refusal
 
 
 class Command(BaseCommand):
@@ -23,19 +27,17 @@ class Command(BaseCommand):
         parser.add_argument("--user", required=True, help="platform user id whose memory the tools read")
         parser.add_argument("--agent", required=True, help="calling agent or expert slug")
         parser.add_argument("--key", default=os.environ.get("BIZMEMORY_API_KEY", ""),
-                            help="read-scope API key (default: $BIZMEMORY_API_KEY; optional)")
+                            help="read-scope API key (default: $BIZMEMORY_API_KEY; required)")
 
     def handle(self, *args, **opts):
-        user = get_user_model().objects.filter(username=opts["user"]).first()
-        if user is None:
-            raise CommandError(f"--user: no user {opts['user']!r}", returncode=2)
-        if opts["key"]:
-            try:
-                key = PlatformAPIKey.objects.get_from_key(opts["key"])
-            except PlatformAPIKey.DoesNotExist as exc:
-                raise CommandError("--key: not a valid API key", returncode=2) from exc
-            if key.scope != APIKeyScope.READ or key.has_expired:
-                raise CommandError("--key: a valid read-scope key is required", returncode=2)
-            if not key.allows_agent(opts["agent"]):
-                raise CommandError(f"--agent: this key may not act for agent {opts['agent']!r}", returncode=2)
-        build_server(user=user, agent_slug=opts["agent"]).run("stdio")
+        if not opts["key"]:
+            raise CommandError("--key: a read-scope API key is required (or set BIZMEMORY_API_KEY)", returncode=2)
+        refusal = read_key_refusal(api_key_get(opts["key"]), opts["agent"])
+        if refusal:
+            raise CommandError(f"--{refusal[0]}: {refusal[1]}", returncode=2)
+        staff = Q(is_staff=True) | Q(is_superuser=True)
+        if get_user_model().objects.filter(staff, username=opts["user"]).exists():
+            raise CommandError(
+                f"--user: {opts['user']!r} is a staff account; memory is kept for platform end users only", returncode=2,
+            )
+        build_server(username=opts["user"], agent_slug=opts["agent"], api_key=opts["key"]).run("stdio")
