@@ -26,7 +26,7 @@ import logging
 
 from django.core.exceptions import RequestDataTooBig
 from django.core.signals import got_request_exception
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, InternalError, OperationalError
 from django.dispatch import receiver
 from django.http import JsonResponse
 
@@ -34,6 +34,22 @@ log = logging.getLogger("bizmemory.db")
 
 RETRY_AFTER_SECONDS = 5
 DB_ERRORS = (OperationalError, InterfaceError)
+# SQLSTATEs of a connection the server ended, raised as InternalError by psycopg: 25P03
+# idle_in_transaction_session_timeout (DB_IDLE_IN_TRANSACTION_TIMEOUT ended a stalled session),
+# 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now.
+_GONE_SQLSTATES = {"25P03", "57P01", "57P02", "57P03"}
+
+
+def database_gone(exc: BaseException | None) -> bool:
+    """True when ``exc`` means the database could not be used (answer 503, not 500): Django's
+    ``OperationalError``/``InterfaceError``, or an ``InternalError`` whose driver error carries
+    one of the SQLSTATEs of a server-ended connection (``_GONE_SQLSTATES``)."""
+    if isinstance(exc, DB_ERRORS):
+        return True
+    if isinstance(exc, InternalError):
+        cause = exc.__cause__
+        return getattr(cause, "sqlstate", None) in _GONE_SQLSTATES or getattr(cause, "pgcode", None) in _GONE_SQLSTATES
+    return False
 _MARK = "_bizmemory_database_unavailable"
 
 
@@ -54,7 +70,7 @@ def _mark_database_errors(sender, request=None, **kwargs):
     import sys
 
     exc = sys.exc_info()[1]
-    if request is not None and isinstance(exc, DB_ERRORS):
+    if request is not None and database_gone(exc):
         setattr(request, _MARK, True)
 
 
@@ -78,7 +94,7 @@ class DatabaseUnavailableMiddleware:
         return response
 
     def process_exception(self, request, exception):
-        if isinstance(exception, DB_ERRORS):
+        if database_gone(exception):
             log.warning("database unavailable for %s %s: %s", request.method, request.path, exception)
             return database_unavailable_response()
         if isinstance(exception, RequestDataTooBig):

@@ -83,3 +83,25 @@ def test_it_answers_413_json_for_an_oversized_body(client, api_keys, settings):
     assert r.status_code == 413
     assert r.json()["error"]["code"] == "too_large"
     assert not Message.objects.exists()
+
+
+class _DriverError(Exception):
+    def __init__(self, sqlstate):
+        super().__init__(f"terminating connection ({sqlstate})")
+        self.sqlstate = sqlstate
+
+
+@pytest.mark.parametrize("sqlstate, status", [("25P03", 503), ("57P01", 503), ("23505", 500)])
+def test_a_session_the_server_ended_is_a_503_and_other_internal_errors_stay_500(sqlstate, status):
+    # psycopg raises InternalError for a session ended by idle_in_transaction_session_timeout
+    # (DB_IDLE_IN_TRANSACTION_TIMEOUT; SQLSTATE 25P03), found by tests/test_database_timeouts_postgresql.py.
+    from django.db import InternalError
+
+    def inner(request):
+        try:
+            raise _DriverError(sqlstate)
+        except _DriverError as exc:
+            raise InternalError(str(exc)) from exc
+
+    r = DatabaseUnavailableMiddleware(convert_exception_to_response(inner))(RequestFactory().get("/memory/"))
+    assert r.status_code == status
