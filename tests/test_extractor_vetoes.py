@@ -151,3 +151,16 @@ def test_an_affirmed_value_beside_a_denial_stays(text, value):
     from consolidation.extractor.vetoes import denied_in_turn
 
     assert not denied_in_turn(text, SimpleNamespace(kind="profile", value=value))
+
+
+def test_a_denied_value_is_taken_back_not_set():
+    import datetime as dt
+
+    from consolidation.extractor.service import candidates_extract
+
+    at = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+    turn = "我是禾丰种业的销售，常驻兰州。先说清楚，我不负责华北，上回系统里把华北的客户也挂我名下了。"
+    (found,) = candidates_extract([(turn, at)])
+    ops = {c.value: c.operation for c in found.candidates}
+    assert ops.get("兰州") == "set"
+    assert ops.get("华北", "retract") == "retract"  # never set, whichever stage proposes it

@@ -265,7 +265,10 @@ def candidates_extract(turns: list[tuple[str, dt.datetime]], *, use_model: bool 
                 cands = [_tightened(r, cand) for r in cands]
                 continue
             cands.append(cand)
-        denied = [c for c in cands if denied_in_turn(text, c)]
-        out[i].vetoed.extend(("turn", c.key, "denied") for c in denied)
-        out[i].candidates = [c for c in cands if c not in denied]
+        # A value the user denies in this turn is never set; it is taken back instead, so that a
+        # correction ("我是数学组的不是语文组", "no more SMB book for me") closes the old item.
+        out[i].candidates = [
+            dataclasses.replace(c, operation="retract") if c.operation == "set" and denied_in_turn(text, c) else c
+            for c in cands
+        ]
     return out
