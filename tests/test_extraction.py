@@ -310,7 +310,7 @@ def test_new_messages_push_the_quiet_due_time_later(db, settings):
     session, first = post_turns("u1", "s1", [("user", PROFILE_TURN)], start=now)
     extraction_run(session_id=session.pk, now=now)
     session.refresh_from_db()
-    assert session.watermark == 0 and session.extraction_due_at == first[0].created_at + dt.timedelta(seconds=120)
+    assert session.watermark < first[0].pk and session.extraction_due_at == first[0].created_at + dt.timedelta(seconds=120)
     _, later = post_turns("u1", "s1", [("assistant", "好"), ("user", "以后回答尽量简短。")], start=now + dt.timedelta(minutes=1))
     extraction_run(session_id=session.pk, now=now + dt.timedelta(minutes=1))
     session.refresh_from_db()
