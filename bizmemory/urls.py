@@ -45,3 +45,10 @@ urlpatterns = [
     path("api/v1/redoc/", RedocView.as_view(url_name="api-schema"), name="api-redoc"),
     re_path(r"^api/", ApiNotFound.as_view(), name="api-not-found"),  # last: unknown API paths get a JSON 404
 ]
+
+# Errors Django answers itself (SuspiciousOperation such as too many query parameters, Http404 or
+# PermissionDenied outside a DRF view, the 500 page) are JSON under /api/, HTML elsewhere.
+handler400 = "bizmemory.http_errors.bad_request"
+handler403 = "bizmemory.http_errors.permission_denied"
+handler404 = "bizmemory.http_errors.page_not_found"
+handler500 = "bizmemory.http_errors.server_error"
