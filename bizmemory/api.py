@@ -223,6 +223,7 @@ class ApiRoot(ApiView):
                     "context": reverse("api-context", request=request),
                     "memory_search": reverse("api-memory-search", request=request),
                     "memory_get": reverse("api-memory-get", request=request),
+                    "memory_items": reverse("api-memory-items", request=request),
                     "tools": reverse("api-tools", request=request),
                     "schema": reverse("api-schema", request=request),
                     "docs": reverse("api-docs", request=request),
