@@ -8,6 +8,7 @@ with a 4xx status; a validation error names the first offending field. Every API
 
 import json
 
+from django.utils import dateparse, timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers, status
@@ -76,10 +77,78 @@ class ExternalIdField(serializers.CharField):
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
+        if not isinstance(data, str):
+            raise serializers.ValidationError(NOT_A_STRING, code="invalid")
         value = super().to_internal_value(data)
         if value != value.strip():
             raise serializers.ValidationError(SURROUNDING_WHITESPACE)
         return value
+
+
+# --------------------------------------------------------------------------
+# JSON bodies: the type the client sent, never a coerced one (issue 15).
+# --------------------------------------------------------------------------
+
+NOT_A_STRING = "must be a JSON string"
+NOT_A_BOOLEAN = "must be a JSON boolean (true or false)"
+NAIVE_DATETIME = "must carry a time zone (e.g. 2026-01-31T09:30:00Z or +08:00)"
+
+
+class StringOnly:
+    """Mixin for a ``CharField`` of a JSON body: only a JSON string is taken.
+
+    DRF's ``CharField`` turns ``42`` into ``"42"``; a platform that sends a number where a
+    string belongs has a bug, and the stored text (or a ``message_id`` compared exactly later)
+    would quietly differ from what it meant. Any non-string is a 400 naming the field.
+    """
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            raise serializers.ValidationError(NOT_A_STRING, code="invalid")
+        return super().to_internal_value(data)
+
+
+class StrictCharField(StringOnly, serializers.CharField):
+    """A JSON string (``StringOnly``) with ``CharField``'s length and blank rules."""
+
+
+class StrictSlugField(StringOnly, serializers.SlugField):
+    """A JSON string (``StringOnly``) that is a slug."""
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    """A JSON string that is one of the choices (DRF matches ``str(data)``, so ``1`` could pass as ``"1"``)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            raise serializers.ValidationError(NOT_A_STRING, code="invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON ``true`` or ``false`` only: DRF's ``BooleanField`` also takes ``"yes"``, ``"on"``,
+    ``1`` or ``"0"``, which silently made ``"temporary": "yes"`` a temporary session."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            raise serializers.ValidationError(NOT_A_BOOLEAN, code="invalid")
+        return data
+
+
+class AwareDateTimeField(serializers.DateTimeField):
+    """An ISO 8601 date-time string with a time zone (``Z`` or an offset). A naive one is a 400:
+    DRF would read it in the server's time zone, which the platform cannot know."""
+
+    def to_internal_value(self, value):
+        if not isinstance(value, str):
+            raise serializers.ValidationError(NOT_A_STRING, code="invalid")
+        try:
+            raw = dateparse.parse_datetime(value.strip())
+        except ValueError:
+            raw = None  # not a valid date-time at all: DRF's own message below says so
+        if raw is not None and timezone.is_naive(raw):
+            raise serializers.ValidationError(NAIVE_DATETIME, code="invalid")
+        return super().to_internal_value(value)
 
 
 REPEATED_PARAMETER = "is given more than once; send each query parameter once"
@@ -154,6 +223,7 @@ class ApiRoot(ApiView):
                     "context": reverse("api-context", request=request),
                     "memory_search": reverse("api-memory-search", request=request),
                     "memory_get": reverse("api-memory-get", request=request),
+                    "memory_items": reverse("api-memory-items", request=request),
                     "tools": reverse("api-tools", request=request),
                     "schema": reverse("api-schema", request=request),
                     "docs": reverse("api-docs", request=request),

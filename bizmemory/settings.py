@@ -73,6 +73,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "bizmemory.middleware.DatabaseUnavailableMiddleware",  # first: database errors anywhere → 503 JSON
+    "bizmemory.http_errors.ApiQueryStringLimitMiddleware",  # an over-long /api/ query string → 414 JSON
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",

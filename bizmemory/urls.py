@@ -5,7 +5,7 @@ from django.views.generic import RedirectView
 from consolidation.api import MessagesView, SessionEndView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from profiles.api import ContextView, MemoryGetView, MemorySearchView, ToolsView
+from profiles.api import ContextView, MemoryGetView, MemoryItemsView, MemorySearchView, ToolsView
 from profiles.views import my_memory
 
 from .api import ApiNotFound, ApiRoot, SingleQueryValues
@@ -38,6 +38,7 @@ urlpatterns = [
     path("api/v1/sessions/<str:session_id>/end", SessionEndView.as_view(), name="api-session-end"),
     path("api/v1/context", ContextView.as_view(), name="api-context"),
     path("api/v1/memory/search", MemorySearchView.as_view(), name="api-memory-search"),
+    path("api/v1/memory/items", MemoryItemsView.as_view(), name="api-memory-items"),
     path("api/v1/memory", MemoryGetView.as_view(), name="api-memory-get"),
     path("api/v1/tools", ToolsView.as_view(), name="api-tools"),
     path("api/v1/schema/", SchemaView.as_view(), name="api-schema"),
@@ -45,3 +46,10 @@ urlpatterns = [
     path("api/v1/redoc/", RedocView.as_view(url_name="api-schema"), name="api-redoc"),
     re_path(r"^api/", ApiNotFound.as_view(), name="api-not-found"),  # last: unknown API paths get a JSON 404
 ]
+
+# Errors Django answers itself (SuspiciousOperation such as too many query parameters, Http404 or
+# PermissionDenied outside a DRF view, the 500 page) are JSON under /api/, HTML elsewhere.
+handler400 = "bizmemory.http_errors.bad_request"
+handler403 = "bizmemory.http_errors.permission_denied"
+handler404 = "bizmemory.http_errors.page_not_found"
+handler500 = "bizmemory.http_errors.server_error"

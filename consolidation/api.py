@@ -9,7 +9,17 @@ from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 
-from bizmemory.api import ApiView, ErrorOut, ExternalIdField, FieldNotFound
+from bizmemory.api import (
+    ApiView,
+    AwareDateTimeField,
+    ErrorOut,
+    ExternalIdField,
+    FieldNotFound,
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictSlugField,
+)
 from profiles.permissions import HasIngestKey, require_agent_allowed
 
 from .ingest import (
@@ -45,16 +55,18 @@ class StrictSerializer(serializers.Serializer):
 
 
 class MessageIn(StrictSerializer):
-    role = serializers.ChoiceField(
+    role = StrictChoiceField(
         choices=MessageRole.values,
         help_text="user, assistant or tool; system and developer (the platform's prompts) are stored "
         "with the session but never read for memory, never indexed for search, never quoted into a "
         "context and never shown to the user. Any other role is a 400 naming messages[i].role.",
     )
-    content = serializers.CharField(max_length=20000, trim_whitespace=False)
-    expert = serializers.SlugField(max_length=64, required=False, allow_null=True)
-    created_at = serializers.DateTimeField(required=False)
-    message_id = serializers.CharField(
+    content = StrictCharField(max_length=20000, trim_whitespace=False, help_text="The turn's text: a JSON string.")
+    expert = StrictSlugField(max_length=64, required=False, allow_null=True)
+    created_at = AwareDateTimeField(
+        required=False, help_text="ISO 8601 with a time zone (Z or an offset); a naive date-time is a 400."
+    )
+    message_id = StrictCharField(
         max_length=MESSAGE_ID_MAX, required=False, allow_null=True, trim_whitespace=False,
         help_text="The platform's id of this message, unique within the session. A message whose id "
         "the session already holds is not stored again (a retried POST is safe); the same id with "
@@ -76,10 +88,17 @@ SESSION_HELP = (
 class MessagesIn(StrictSerializer):
     user = ExternalIdField(max_length=150, help_text=USER_HELP)
     session = ExternalIdField(max_length=128, help_text=SESSION_HELP)
-    agent = serializers.SlugField(max_length=64, default="main")
-    session_kind = serializers.ChoiceField(choices=SessionKind.values, default=SessionKind.CHAT)
-    temporary = serializers.BooleanField(default=False)
-    end_session = serializers.BooleanField(default=False)
+    agent = StrictSlugField(max_length=64, default="main")
+    session_kind = StrictChoiceField(
+        choices=SessionKind.values, default=SessionKind.CHAT,
+        help_text="chat or scheduled; fixed when the session is created (a later different one is a 400 naming it).",
+    )
+    temporary = StrictBooleanField(
+        default=False,
+        help_text="JSON true or false only; fixed when the session is created (a later different one is a 400 "
+        "naming temporary).",
+    )
+    end_session = StrictBooleanField(default=False, help_text="JSON true or false only.")
     messages = MessageIn(many=True, allow_empty=False, max_length=500)
 
 

@@ -193,8 +193,14 @@ def _ingest_once(*, user_id, session_id, messages, agent, session_kind, temporar
         user=user, external_id=session_id,
         defaults={"agent": owner, "kind": session_kind, "temporary": temporary, "started_at": now},
     )
-    if not created and (session.kind != session_kind or session.temporary != temporary):
-        raise IngestError("session_kind", "differs from the kind the session was created with")
+    # Name the attribute that differs, as the client sent it (issue 15: a temporary mismatch
+    # used to name session_kind, a field the client never sent).
+    if not created and session.kind != session_kind:
+        raise IngestError("session_kind", f"differs from the session's kind ({session.kind!r}) when it was created")
+    if not created and session.temporary != temporary:
+        raise IngestError(
+            "temporary", f"differs from the session as created (temporary: {str(session.temporary).lower()})"
+        )
     ids = sorted({m.message_id for m in messages if m.message_id is not None})
     # message id -> the row holding it (earlier ingests, then this batch as it is stored).
     held: dict[str, Message] = {}

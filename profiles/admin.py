@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.admin.models import DELETION, LogEntry
 from rest_framework_api_key.admin import APIKeyModelAdmin
+from rest_framework_api_key.models import APIKey
 
 from bizmemory.admin_base import ReadOnlyAdmin, ServiceOwnedAdmin
 
@@ -9,6 +10,13 @@ from .models import (
     MemoryVector, MemoryVersion, PlatformAPIKey, Snapshot,
 )
 from .services import memory_items_delete_by_staff
+
+
+# The library registers its own APIKey model when its admin module is imported (above). Those
+# keys have no scope, so every endpoint refuses them (403): a second "API keys" entry only made
+# keys that never work. Ours (PlatformAPIKey, "Profiles › Platform API keys") is the only one.
+if admin.site.is_registered(APIKey):
+    admin.site.unregister(APIKey)
 
 
 @admin.register(PlatformAPIKey)

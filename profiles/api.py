@@ -10,6 +10,9 @@ explicit input and output serializers; the OpenAPI schema is at ``/api/v1/schema
 
 from __future__ import annotations
 
+import base64
+import binascii
+
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -19,12 +22,27 @@ from rest_framework.response import Response
 from bizmemory.api import ApiView, ErrorOut, ExternalIdField, FieldNotFound
 
 from .mcp_server import tool_manifest
-from .models import MemoryDocument, MemoryItem
+from .models import MemoryDocument, MemoryItem, MemoryKind
 from .permissions import ApiKeyRateThrottle, HasReadKey, require_agent_allowed
 from .search import memory_search
 from .ports import conversations
-from .readers import nobody_access_reason, nobody_context, nobody_document, nobody_item, nobody_search, platform_user
-from .selectors import SessionNotFound, memory_access_reason, memory_context, memory_document_get, memory_item_get
+from .readers import (
+    nobody_access_reason,
+    nobody_context,
+    nobody_document,
+    nobody_item,
+    nobody_items_page,
+    nobody_search,
+    platform_user,
+)
+from .selectors import (
+    SessionNotFound,
+    memory_access_reason,
+    memory_context,
+    memory_document_get,
+    memory_item_get,
+    memory_items_page,
+)
 
 
 class ReadQuery(serializers.Serializer):
@@ -118,6 +136,40 @@ class MemoryGetOut(serializers.Serializer):
     total_lines = serializers.IntegerField()
     version = serializers.IntegerField()
     item = MemoryItemOut(allow_null=True)
+
+
+def _cursor_encode(before_id: int) -> str:
+    return base64.urlsafe_b64encode(f"b{before_id}".encode()).decode().rstrip("=")
+
+
+class CursorField(serializers.CharField):
+    """The opaque ``next_cursor`` of a previous page; decodes to the id the next page starts below."""
+
+    def to_internal_value(self, data):
+        raw = super().to_internal_value(data)
+        try:
+            if len(raw) > 32:
+                raise ValueError(raw)
+            text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
+            if text.startswith("b") and text[1:].isdigit() and int(text[1:]) >= 1 and raw == _cursor_encode(int(text[1:])):
+                return int(text[1:])
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            pass
+        raise ValidationError("invalid cursor; pass next_cursor of the previous page unchanged")
+
+
+class MemoryItemsQuery(ReadQuery):
+    kind = serializers.ChoiceField(choices=MemoryKind.values, required=False, help_text="Only items of this kind.")
+    key = serializers.CharField(max_length=64, required=False, trim_whitespace=False,
+                                help_text="Only items of this key (e.g. city), compared exactly.")
+    cursor = CursorField(required=False, help_text="next_cursor of the previous page.")
+    limit = serializers.IntegerField(min_value=1, max_value=100, default=50, help_text="Items per page (1-100).")
+
+
+class MemoryItemsOut(serializers.Serializer):
+    reason = serializers.CharField(help_text="ok, no_memory (nothing on this page), or why memory is not read.")
+    items = MemoryItemOut(many=True)
+    next_cursor = serializers.CharField(allow_null=True, help_text="Pass as cursor for the next page; null at the end.")
 
 
 class ToolFunctionOut(serializers.Serializer):
@@ -262,6 +314,41 @@ class MemoryGetView(_ReadView):
         doc = nobody_document(**lines) if user is None else memory_document_get(user=user, **lines)
         reason = "ok" if doc["total_lines"] else "no_memory"  # as the context endpoint says it
         return Response(MemoryGetOut({**doc, "reason": reason, "item": None}).data)
+
+
+class MemoryItemsView(_ReadView):
+    """GET /api/v1/memory/items — the user's current memory items, newest first, a page at a time.
+
+    Query: ``MemoryItemsQuery`` (optional ``kind``, ``key``, ``cursor``, ``limit`` 1-100, default
+    50). Returns ``MemoryItemsOut``: ``items`` (text masked as on the way out), ``next_cursor``
+    (null on the last page) and ``reason`` — ``ok``, ``no_memory`` when the page is empty, or why
+    memory is not read (``memory_off``, ``expert_off``, ``temporary_session``: no items then). An
+    unknown user or a staff login reads exactly like a user with no memory. Errors: 400 naming the
+    field (``cursor`` not from a previous page), 403 (field ``agent``), 404 (``session``), 429.
+    """
+
+    query_serializer = MemoryItemsQuery
+
+    @extend_schema(operation_id="memory_items", parameters=[MemoryItemsQuery],
+                   responses={200: MemoryItemsOut, **READ_ERRORS})
+    def get(self, request):
+        data, user, temporary = self.read_args(request)
+        if user is None:
+            reason = nobody_access_reason(temporary=temporary)
+        else:
+            reason = memory_access_reason(user=user, agent_slug=data["agent"], temporary=temporary)
+        items, before_id = [], None
+        if not reason:
+            if user is None:
+                items, before_id = nobody_items_page()
+            else:
+                items, before_id = memory_items_page(
+                    user=user, kind=data.get("kind"), key=data.get("key"), before_id=data.get("cursor"),
+                    limit=data["limit"],
+                )
+            reason = "ok" if items else "no_memory"
+        next_cursor = _cursor_encode(before_id) if before_id else None
+        return Response(MemoryItemsOut({"reason": reason, "items": items, "next_cursor": next_cursor}).data)
 
 
 class ToolsView(ApiView):

@@ -202,8 +202,10 @@ class PlatformAPIKey(AbstractAPIKey):
         return not self.agents or slug in self.agents
 
     class Meta(AbstractAPIKey.Meta):
-        verbose_name = "API key"
-        verbose_name_plural = "API keys"
+        # "Platform": these are the keys the platform and its agents use; the library's own
+        # APIKey model (no scope, refused everywhere) is unregistered from the admin.
+        verbose_name = "platform API key"
+        verbose_name_plural = "platform API keys"
         constraints = [models.CheckConstraint(condition=Q(scope__in=["ingest", "read"]), name="apikey_scope_valid")]
 
 

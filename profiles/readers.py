@@ -74,3 +74,8 @@ def nobody_item(*, item_id: int) -> NoReturn:
     """:func:`profiles.selectors.memory_item_get` for nobody: every id is unknown
     (``MemoryItem.DoesNotExist``, the error another user's id gets)."""
     raise MemoryItem.DoesNotExist(f"no memory item {item_id!r}")
+
+
+def nobody_items_page() -> tuple[list[dict], None]:
+    """:func:`profiles.selectors.memory_items_page` for nobody: no items, no next page."""
+    return [], None

@@ -412,6 +412,33 @@ def memory_item_get(*, user, item_id: int) -> dict:
     return d
 
 
+def memory_items_page(
+    *, user, kind: str | None = None, key: str | None = None, before_id: int | None = None, limit: int = 50
+) -> tuple[list[dict], int | None]:
+    """One page of ``user``'s current memory items, newest first (descending id), optionally of one
+    ``kind`` and/or ``key``, starting below ``before_id`` (keyset pagination: stable while items
+    are added). Returns ``(items, next_before_id)``, each item as :func:`memory_item_get` gives it
+    (text masked as on the way out), ``next_before_id`` None on the last page. Two queries."""
+    rows = MemoryItem.objects.current().filter(user=user)
+    if kind:
+        rows = rows.filter(kind=kind)
+    if key:
+        rows = rows.filter(key=key)
+    if before_id:
+        rows = rows.filter(pk__lt=before_id)
+    page = list(rows.order_by("-pk")[: limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    words = sensitive_words_active() if page else []
+    items = []
+    for item in page:
+        d = item.as_dict()
+        d["text"] = outbound_mask(d["text"], words=words)
+        d["confirmed_at"] = item.confirmed_at.isoformat()
+        items.append(d)
+    return items, (page[-1].pk if more else None)
+
+
 def search_index_chunks(*, user) -> list[dict]:
     """The chunks of the user's long-term memory that are in the search index (one per indexed
     current item), as stored: ``[{"item_id", "kind", "text", "model", "dim"}]`` in item order.

@@ -123,3 +123,18 @@ def test_a_message_page_masks_pii_and_never_shows_the_raw_text(alice, t0, admin_
     html = admin_client.get(f"/admin/consolidation/message/{msg.pk}/change/").content.decode()
     assert "content (pii and sensitive words masked)" in html.lower()
     assert "13812345678" not in html and "请记住" in html
+
+
+def test_the_admin_lists_one_api_keys_entry_ours_clearly_named(admin_client):
+    # The library's own APIKey (no scope: 403 on every endpoint) made keys that never work (issue 15).
+    from rest_framework_api_key.models import APIKey
+
+    from profiles.models import PlatformAPIKey
+
+    assert not admin.site.is_registered(APIKey)
+    assert PlatformAPIKey._meta.verbose_name_plural == "platform API keys"
+    page = admin_client.get(reverse("admin:index")).content.decode()
+    assert "Platform API keys" in page
+    assert "API Key Permissions" not in page and "/admin/rest_framework_api_key/" not in page
+    assert admin_client.get("/admin/rest_framework_api_key/apikey/").status_code == 404
+    assert admin_client.get(reverse("admin:profiles_platformapikey_add")).status_code == 200

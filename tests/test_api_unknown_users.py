@@ -51,6 +51,11 @@ def _cases(item_id: int):
         ("/api/v1/memory", {"item_id": str(item_id)}),  # a staff login's own item: never theirs to read
         ("/api/v1/memory", {"item_id": "999999"}),
         ("/api/v1/memory", {"temporary": "true"}),
+        ("/api/v1/memory/items", {}),
+        ("/api/v1/memory/items", {"kind": "fact", "key": "pet", "limit": "1"}),
+        ("/api/v1/memory/items", {"cursor": "YjE"}),  # a well-formed cursor (below id 1)
+        ("/api/v1/memory/items", {"temporary": "true"}),
+        ("/api/v1/memory/items", {"session": "s1"}),
     ]
 
 

@@ -187,6 +187,7 @@ ROWS: dict[str, Row] = {
     "api-memory-search": Row("GET", api("read", 200), params=_read_q(query="glassblower"), area="api", needle="glassblower"),
     "api-memory-get": Row("GET", api("read", 200), params=lambda w: {"user": "owner", "agent": "main", "item_id": w.item_id},
                           area="api", needle="glassblower"),
+    "api-memory-items": Row("GET", api("read", 200), params=_read_q(), area="api", needle="glassblower"),
     "api-tools": Row("GET", api("read", 200, limited=200)),  # no user data: a limited key may read the manifest
     "api-schema": Row("GET", public(200)),
     "api-docs": Row("GET", public(200)),

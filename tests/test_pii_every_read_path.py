@@ -2,7 +2,7 @@
 through the ingest API, extracted and consolidated as the pipeline does, and then every
 agent-visible output — the context (with and without the session, with a query), memory_search
 over both scopes (REST and the MCP tools, in-process), memory_get of MEMORY.md, a line range and
-every item — is read. No value may appear, in any of its written forms, and no output may hold
+every item, the memory/items list — is read. No value may appear, in any of its written forms, and no output may hold
 a run of 7+ digits or an e-mail / handle shape (``audit.floor``'s test)."""
 
 from __future__ import annotations
@@ -122,6 +122,9 @@ def _rest_outputs(client, key) -> list[tuple[str, str]]:
     for item_id in item_ids:
         got = get("/api/v1/memory", item_id=item_id)
         out.append((f"memory_get item {item_id}", f"{got['item']['value']}\n{got['item']['text']}"))
+    page = get("/api/v1/memory/items", limit=100)
+    assert page["items"] and {i["id"] for i in page["items"]} >= item_ids  # every item search found is listed
+    out.extend((f"memory/items {i['id']}", f"{i['value']}\n{i['text']}") for i in page["items"])
     return out
 
 
