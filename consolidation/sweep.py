@@ -56,14 +56,28 @@ def sweep_schedule_ensure() -> bool:
     return True
 
 
-def sweep_schedule_on_spawn(sender=None, proc_name: str = "", **kwargs) -> None:
-    """django-q2 ``post_spawn`` receiver: a worker that starts ensures the sweep schedule. A
-    database that is down is logged, never raised (the worker must still start)."""
+_ensured = False  # this process has seen the sweep schedule exist
+
+
+def sweep_schedule_ensure_once() -> None:
+    """Ensure the sweep schedule once per process (:func:`sweep_schedule_ensure`): at a
+    worker's spawn and, until that has succeeded, at the start of every pipeline task — so a
+    worker that started while the database was down still brings the schedule back with its
+    first task after the outage. A database error is logged, never raised."""
+    global _ensured
+    if _ensured:
+        return
     try:
         if sweep_schedule_ensure():
             log.warning("sweep: the %s schedule was missing and has been created", SWEEP_SCHEDULE)
+        _ensured = True
     except DatabaseError:
         log.exception("sweep: could not ensure the %s schedule", SWEEP_SCHEDULE)
+
+
+def sweep_schedule_on_spawn(sender=None, proc_name: str = "", **kwargs) -> None:
+    """django-q2 ``post_spawn`` receiver: a worker that starts ensures the sweep schedule."""
+    sweep_schedule_ensure_once()
 
 
 @dataclass

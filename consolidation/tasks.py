@@ -39,7 +39,9 @@ def extract_session(session_id: int, trigger: str = "scheduled") -> dict:
     wrote to the journal, the user's consolidation is queued (the user is already due).
     Returns the :class:`~consolidation.extraction.ExtractionResult` as a dict."""
     from .models import Session
+    from .sweep import sweep_schedule_ensure_once
 
+    sweep_schedule_ensure_once()
     result = extraction_run(session_id=session_id, trigger=trigger)
     due = Session.objects.filter(pk=session_id).values_list("extraction_due_at", "user_id").first()
     if due and due[0] is not None and due[0] <= timezone.now() and result.status == "done":
@@ -55,8 +57,9 @@ def consolidate_user(user_id: int) -> dict:
     now (more batches than ``CONSOLIDATION_MAX_BATCHES``, or entries appended meanwhile), one
     more run is queued; a user another run holds, or one that is too soon, is left to that run
     or the sweep. Returns the :class:`~consolidation.consolidate.ConsolidationResult` as a dict."""
-    from .sweep import consolidation_process
+    from .sweep import consolidation_process, sweep_schedule_ensure_once
 
+    sweep_schedule_ensure_once()
     result, due = consolidation_process(user_id=user_id)
     if due is not None and due <= timezone.now() and result.status in ("done", "deferred"):
         enqueue_consolidation(user_id=user_id)

@@ -247,9 +247,12 @@ def test_the_sweep_is_a_schedule_and_the_old_crash_guard_schedules_are_gone():
     assert not hasattr(tasks, "_crash_guard") and not hasattr(tasks, "extraction_schedule_quiet")
 
 
-def test_a_starting_worker_brings_the_sweep_schedule_back_once():
+def test_a_starting_worker_brings_the_sweep_schedule_back_once(monkeypatch):
     from django_q.signals import post_spawn
 
+    import consolidation.sweep as sweep
+
+    monkeypatch.setattr(sweep, "_ensured", False)
     Schedule.objects.filter(name="pipeline-sweep").delete()
     post_spawn.send(sender="django_q", proc_name="Process-1")
     post_spawn.send(sender="django_q", proc_name="Process-2")
@@ -300,3 +303,21 @@ def test_a_new_turn_brings_a_quiet_period_forward_for_an_unthrottled_user(always
         messages_ingest(user_id="alice", session_id="s1", messages=[IncomingMessage(role="assistant", content="OK.", created_at=later)],
                         agent="main", session_kind="chat", temporary=False, now=later, enqueue=True)
     assert len(queued) == 1 and _due(session) == later
+
+
+def test_a_worker_that_started_during_an_outage_brings_the_schedule_back_with_its_first_task(always, monkeypatch):
+    # CI found it: a cluster spawned while the database was cut could not create the schedule,
+    # so no sweep ever ran after the outage. Its first task after the outage does it now.
+    import consolidation.sweep as sweep
+    from django.db import OperationalError
+
+    monkeypatch.setattr(sweep, "_ensured", False)
+    Schedule.objects.filter(name="pipeline-sweep").delete()
+    real = sweep.sweep_schedule_ensure
+    monkeypatch.setattr(sweep, "sweep_schedule_ensure", lambda: (_ for _ in ()).throw(OperationalError("down")))
+    sweep.sweep_schedule_on_spawn(sender="django_q", proc_name="Process-1")  # at spawn: the database is down
+    assert not Schedule.objects.filter(name="pipeline-sweep").exists()
+    monkeypatch.setattr(sweep, "sweep_schedule_ensure", real)
+    session, _ = post_turns("alice", "s1", LEEDS, start=timezone.now() - dt.timedelta(minutes=5))
+    extract_session(session.pk, "ingest")  # the first task after the outage
+    assert Schedule.objects.filter(name="pipeline-sweep").count() == 1

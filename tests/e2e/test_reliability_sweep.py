@@ -125,6 +125,7 @@ def test_after_a_fault_during_a_loaded_ingest_every_message_is_extracted_once(st
         extra["DATABASE_URL"] = database_url_of_test_db().replace(f":{s['PORT']}/", f":{proxy.port}/")
     try:
         st = stack_factory(**extra)
+        _worker_pids(st.worker.popen.pid, int(st.env["Q_WORKERS"]))  # the cluster is up before the load starts
         headers = {"X-Api-Key": api_keys["ingest"]}
         fault_at = threading.Event()
         with ThreadPoolExecutor(1) as pool:
@@ -139,7 +140,7 @@ def test_after_a_fault_during_a_loaded_ingest_every_message_is_extracted_once(st
                 time.sleep(2)
                 st.start_worker()
             else:
-                os.kill(_worker_pids(st.worker.popen.pid)[0], signal.SIGKILL)
+                os.kill(_worker_pids(st.worker.popen.pid, int(st.env["Q_WORKERS"]))[0], signal.SIGKILL)
             recovered = time.monotonic()
             sids = load.result(timeout=300)
         # The last acknowledged post may come well after the fault; the clock starts at whichever is later.
