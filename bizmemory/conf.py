@@ -52,7 +52,7 @@ _INT = re.compile(r"[+-]?\d+")
 _TRUE, _FALSE = "true", "false"
 
 
-from .conf_limits import Choices, Pattern, Range, _fmt, _or  # noqa: E402,F401  (re-exported)
+from .conf_limits import Choices, Pattern, Range, _fmt  # noqa: E402,F401  (Range, Choices, Pattern: re-exported)
 
 
 # --- settings ----------------------------------------------------------------------------

@@ -55,7 +55,6 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
-from audit.floor import mask_floor
 from audit.sanitizer import analyze, mask
 from audit.services import sensitive_words_active
 
@@ -513,7 +512,7 @@ def memory_search(
     embedder). Returns a :class:`SearchResult`; switched-off memory, a switched-off
     expert or a temporary session give no hits and the reason. Every returned text
     passes the sanitizer on the way out: PII is masked (``audit.sanitizer.mask``); a past
-    message (scope ``sessions``: raw user turns) also passes the masking floor
+    message (scope ``sessions``: raw user turns) was indexed through the masking floor
     (``audit.floor.mask_floor``: every 7+ digit run, every e-mail or handle shape), whatever
     the detector says.
     Raises ``ValueError`` for an unknown scope or ``top_k`` < 1. Rule: issue #6.
@@ -537,11 +536,12 @@ def memory_search(
         sessions = conversations().message_sessions(user_id=user.pk, message_ids=[h.id for h in hits])
         for h in hits:
             h.session = sessions.get(h.id)
+    # A past message's chunk already passed the masking floor when it was indexed
+    # (consolidation.session_index.chunk_text, the only writer of message chunks; migration
+    # consolidation.0014 re-masked older ones): the floor is not run again per hit.
     words = sensitive_words_active()
     for h in hits:
         found = analyze(h.text, sensitive_words=words)
         if found:
             h.text = mask(h.text, found)
-        if scope == "sessions":
-            h.text = mask_floor(h.text)
     return SearchResult(hits=hits, time_cue=cue)
