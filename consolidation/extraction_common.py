@@ -68,6 +68,57 @@ def _shift_month(y: int, m: int, delta: int) -> tuple[int, int]:
     return t // 12, t % 12 + 1
 
 
+# Day- and week-level relative dates ("上礼拜", "琴日", "last Saturday", "three weeks ago"): a fact
+# keeps month precision, so each resolves to the month of the day it names, counted back from the
+# message time. (Blind sets 4-7: "我上礼拜刚拿到执照", "I got married last Saturday" were dropped as
+# undated facts.) Days back per cue; a bare weekday ("on Monday") is at most six days back.
+_ZH_DAYS_BACK = (
+    (re.compile(r"上上个?(?:周|星期|礼拜)"), 14),
+    (re.compile(r"上个?(?:周|星期|礼拜)|上(?:周|星期|礼拜)[一二三四五六日天]"), 7),
+    (re.compile(r"前[两几]天|前些天|大前天"), 3),
+    (re.compile(r"前天|前日"), 2),
+    (re.compile(r"昨天|昨日|昨晚|琴日|寻日|尋日|噚日|夜晚"), 1),
+    (re.compile(r"这(?:周|星期|礼拜)|本周|今天|今日|今早|刚刚|刚才|(?:周|星期|礼拜)[一二三四五六日天]"), 0),
+)
+_ZH_N_BACK = re.compile(r"([一二两三四五六七八九十\d]{1,3})(?:天|日|个?(?:周|星期|礼拜))(?:之?前|以前)")
+_EN_WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thurs?|fri|sat|sun"
+_EN_DAYS_BACK = (
+    (re.compile(r"\bthe week before last\b"), 14),
+    (re.compile(r"\blast (?:week|weekend)\b|\blast (?:" + _EN_WEEKDAYS + r")\b"), 7),
+    (re.compile(r"\b(?:the other day|a few days ago|couple (?:of )?days ago|the day before yesterday)\b"), 3),
+    (re.compile(r"\byesterday\b|\blast night\b"), 1),
+    (re.compile(r"\b(?:today|this (?:week|morning|weekend)|earlier this week|just now|on (?:" + _EN_WEEKDAYS + r")|(?:" + _EN_WEEKDAYS + r") (?:night|morning))\b"), 0),
+)
+_EN_N_BACK = re.compile(r"\b(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a couple of|several|a few)\s+(days?|weeks?)\s+ago\b")
+
+
+def days_back_date(s: str, at: _dt.datetime, lang: str) -> tuple[_dt.date, str] | None:
+    """The month a day- or week-level relative date in ``s`` falls in, counted back from ``at``.
+
+    Inputs: ``s`` -- one sentence; ``at`` -- the message time; ``lang`` -- ``"zh"`` or ``"en"``.
+    Output: ``(first day of that month, "month")`` or None when ``s`` names no such date.
+    """
+    low = s.lower()
+    m = (_ZH_N_BACK if lang == "zh" else _EN_N_BACK).search(low)
+    days = None
+    if m:
+        if lang == "zh":
+            n = _zh_int(m.group(1)) or 0
+            days = n * (1 if m.group(0)[len(m.group(1))] in "天日" else 7)
+        else:
+            n = _EN_NUM.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 0)
+            days = n * (1 if m.group(2).startswith("day") else 7)
+    else:
+        for rx, back in (_ZH_DAYS_BACK if lang == "zh" else _EN_DAYS_BACK):
+            if rx.search(low):
+                days = back
+                break
+    if days is None:
+        return None
+    d = (at - _dt.timedelta(days=days)).date()
+    return _dt.date(d.year, d.month, 1), "month"
+
+
 # --------------------------------------------------------------------------- injection
 _INJECTION_RE = re.compile(
     r"(写进|写入|存入|存进|记入|加入|保存到|记到)(你的)?(长期)?记忆|系统指令|系统提示词|以下为系统|忽略(之前|以上|前面|所有)的?(所有)?(指令|规则|设定)"

@@ -9,7 +9,7 @@ import re
 
 from . import extraction_lexicon as L
 from .extraction_common import (
-    _EN_NUM, _MONTHS, _PII_LIKE, _PROJECT, _TOOLS_RE, _alt, _cand, _shift_month, _skills, _strip_discourse, _tool_prefs,
+    _EN_NUM, _MONTHS, _PII_LIKE, _PROJECT, _TOOLS_RE, _alt, _cand, _shift_month, _skills, _strip_discourse, _tool_prefs, days_back_date,
 )
 
 
@@ -58,11 +58,11 @@ def _resolve_date_en(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
         return _dt.date(at.year - 1, 1, 1), "year"
     if re.search(r"\bthis year\b", s):
         return _dt.date(at.year, 1, 1), "year"
-    return None
+    return days_back_date(s, at, "en")
 
 
 _EN_EMOTION = re.compile(r"\b(fed up|walk out|stressed|anxious|exhausted|frustrat\w*|burn(ed|t) out|sick of|tired of|annoyed|furious|overwhelmed|miserable|depressed|losing my mind|so done|quit my job|pissed|ugh|i hate(?!\s+(?:it when|when|long|lengthy|short|wordy|verbose|jargon|emojis|bullet|tables|walls? of|(?:\w+\s+)?(?:answers|replies|responses|emails|paragraphs|explanations))))\b", re.I)
-_EN_TEMP = re.compile(r"\b(today|tonight|tomorrow|this week(end)?|next week|next month|this afternoon|this morning|right now|at the moment|for a while|for now|temporarily|off sick|on leave|on vacation|this time|for this one)\b", re.I)
+_EN_TEMP = re.compile(r"\b(today|tonight|tomorrow|this week(end)?|next week|next month|this afternoon|this morning|right now|at the moment|for a while|for now|temporarily|off sick|on leave|on vacation|this time|for this one|for the next (?:few |couple of |\w+ )?(?:days?|weeks?|nights?)|until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next|i'?m back|the end of)|till (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|next|i'?m back))\b", re.I)
 # Counterfactuals: "if I were", "if I worked at Google I'd ...", "had I known".
 _EN_HYPO = re.compile(r"\b(if i were|if i was|if i had|were i|had i|imagine|suppose|supposing|hypothetically|what if|"
                       r"if i (?:\w+ed|went|got|took|ran|became|knew|did|could|lived|left|quit|made|spent|led|ran|sold|built)|"

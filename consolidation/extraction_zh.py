@@ -9,7 +9,7 @@ import re
 
 from . import extraction_lexicon as L
 from .extraction_common import (
-    TOOL_NAMES_LOWER, _PII_LIKE, _PROJECT, _TECH_RE, _alt, _cand, _shift_month, _skills, _strip_discourse, _tool_prefs, _zh_int,
+    TOOL_NAMES_LOWER, _PII_LIKE, _PROJECT, _TECH_RE, _alt, _cand, _shift_month, _skills, _strip_discourse, _tool_prefs, _zh_int, days_back_date,
 )
 
 
@@ -44,7 +44,7 @@ def _resolve_date_zh(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
         return _dt.date(y, m, 1), "month"
     if found:
         return _dt.date(y, 1, 1), prec
-    return None
+    return days_back_date(s, at, "zh")
 
 
 _ZH_EMOTION = re.compile(r"烦死|好烦|真烦|焦虑|心力交瘁|崩溃|郁闷|压力(好|很|太|山)?大|想辞职|辞职算了|受不了|累死|气死|难受|无语|头疼|抓狂|绝望|心累|烦躁|委屈|难过|伤心|火大|憋屈|真想|要命|烦人")

@@ -169,3 +169,38 @@ def test_a_preference_is_stored_as_its_value_not_the_clause():
     values = [c.value for t in found for c in t.candidates]
     assert "green tea" in values and "bullet points" in values
     assert not any(v.lower().startswith("i ") for v in values)
+
+
+# --------------------------------------------------------------------------- blind sets 2-8 (issue 13)
+@pytest.mark.parametrize("text,lang,expected", [
+    ("我上礼拜刚拿到CAAC的无人机超视距驾驶员执照", "zh", dt.date(2026, 2, 1)),
+    ("琴日考完AWS SAA，今日出咗成绩，过咗！", "zh", dt.date(2026, 3, 1)),
+    ("三个星期前拿的证", "zh", dt.date(2026, 2, 1)),
+    ("I got married last Saturday back home in Cebu!", "en", dt.date(2026, 2, 1)),
+    ("I have cleared ISTQB Advanced Test Manager last week itself.", "en", dt.date(2026, 2, 1)),
+    ("my daughter started school on Monday", "en", dt.date(2026, 3, 1)),
+    ("I passed it two weeks ago", "en", dt.date(2026, 2, 1)),
+])
+def test_day_and_week_level_relative_dates_resolve_to_their_month(text, lang, expected):
+    from consolidation.extraction_common import days_back_date
+    from consolidation.extraction_en import _resolve_date_en
+    from consolidation.extraction_zh import _resolve_date_zh
+
+    at = dt.datetime(2026, 3, 3, 9, 0, tzinfo=dt.timezone.utc)
+    assert (_resolve_date_zh if lang == "zh" else _resolve_date_en)(text, at) == (expected, "month")
+    assert days_back_date("我在杭州做测试" if lang == "zh" else "I test apps in Hangzhou", at, lang) is None
+
+
+def test_a_dated_certificate_is_a_fact_and_an_undated_one_a_qualification():
+    dated, undated = candidates_extract([("我上礼拜刚拿到CAAC的无人机超视距驾驶员执照", AT), ("我是厦门一家飞机维修公司的机务，持CCAR-66部执照", AT)])
+    assert any(c.kind == "fact" and "执照" in c.value and c.fact_date for c in dated.candidates)
+    assert any(c.kind == "profile" and "CCAR-66" in c.value for c in undated.candidates)
+    assert not any(c.kind == "fact" for c in undated.candidates)
+
+
+def test_a_company_said_as_a_description_is_the_industry():
+    found = candidates_extract([("g'day. I'm a geotech engineer at a gold mine out near Kalgoorlie.", AT),
+                                ("我是银川一家酒庄的品牌市场经理。", AT)])
+    for turn, value in zip(found, ("gold mine", "酒庄")):
+        assert any(c.kind == "profile" and c.key == "industry" and value in c.value for c in turn.candidates), turn.candidates
+        assert not any(c.key == "company" and value in c.value for c in turn.candidates)

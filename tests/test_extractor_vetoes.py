@@ -22,6 +22,7 @@ SPAN_CASES = [
     ("hypothetical", ("如果我是产品经理，我会怎么排优先级", "产品经理", "profile/role"), ("我是产品经理，帮我排优先级", "产品经理", "profile/role")),
     ("hypothetical", ("Pretend I'm a CFO and review this", "CFO", "profile/role"), ("I'm the CFO here, review this", "CFO", "profile/role")),
     ("temporary", ("这周在成都出差，帮我订酒店", "成都", "profile/city"), ("我常驻成都，帮我订酒店", "成都", "profile/city")),
+    ("temporary", ("I'm at a beer festival in Boston for the next three days", "Boston", "profile/city"), ("I live in Boston", "Boston", "profile/city")),
     ("temporary", ("Reply in English only for this one", "English", "preference/language"), ("Always reply in English", "English", "preference/language")),
     ("plan", ("我打算明年考CPA", "CPA", "profile/skill"), ("我有CPA证书", "CPA", "profile/skill")),
     ("plan", ("I'm thinking about learning Rust", "Rust", "profile/skill"), ("I write Rust every day", "Rust", "profile/skill")),
@@ -113,6 +114,25 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("past", ("去年夏天从长春搬过来的", "长春", "profile/city"), ("去年夏天搬到长春的", "长春", "profile/city")),
     ("past", ("I moved from Lyon to Paris", "Lyon", "fact/relocation"), ("I moved from Lyon to Paris", "Paris", "fact/relocation")),
     ("shape", ("I'm thirty years old and I work at a supermarket", "thirty years", "profile/seniority"), ("I have 12 years of experience in audit", "12 years", "profile/seniority")),
+    # Blind sets 2-8 (issue 13): shapes and cues said the way users say them.
+    ("shape", ("我儿子今年十几年没见过雪", "十几年", "profile/seniority"), ("我重庆土生土长的，做川菜十几年了", "十几年", "profile/seniority")),
+    ("shape", ("We waited seven years for that bridge", "seven years", "profile/seniority"),
+     ("I'm a procurement officer, been in local government about seven years", "seven years", "profile/seniority")),
+    ("shape", ("那家店的招牌菜是长风物流", "长风", "profile/company"), ("俺在长风物流郑州分拨中心当调度主管", "长风物流", "profile/company")),
+    ("shape", ("汽车这块最近很卷", "汽车", "profile/company"), ("我在鹭翔航空厦门运控中心做签派", "鹭翔航空", "profile/company")),
+    ("shape", ("I speak Klingon badly", "Klingon", "profile/language"), ("English is my second language, Icelandic first", "Icelandic", "profile/language")),
+    ("shape", ("图神经网络那块讲深一点", "图神经网络", "profile/education"), ("我是河南农大物流管理专业毕业的", "河南农大物流管理", "profile/education")),
+    ("shape", ("Blender那个插件挺好看的", "Blender", "profile/skill"), ("我平时主要用Blender和Substance Painter", "Blender", "profile/skill")),
+    ("no_answer_cue", ("我们题目分开放在柜子里", "题目分开放", "preference/instruction"), ("以后出题默认把答案和解析放在最后", "出题默认把答案和解析放在最后", "preference/instruction")),
+    ("no_answer_cue", ("The sign-off party was fun", "sign-off party", "preference/instruction"),
+     ("For any template, use British spelling and keep the sign-off generic", "keep the sign-off generic", "preference/instruction")),
+    ("no_answer_cue", ("他这个人很直接", "直接", "preference/tone"), ("你讲品种的时候少扯原理，直接说亩产", "少扯原理", "preference/tone")),
+    ("no_answer_cue", ("The movie was blunt and grim", "blunt", "preference/tone"), ("You can be blunt with me. Danish directness, no sugarcoating.", "blunt", "preference/tone")),
+    ("temporary", ("Heads up, I flew to Vancouver last month", "Vancouver", "profile/city"),
+     ("Heads up, I relocated to Vancouver last month", "Vancouver", "profile/city")),
+    ("temporary", ("我们去三亚度假了一周", "三亚", "profile/city"), ("我在三亚一家连锁度假酒店当前厅主管", "三亚", "profile/city")),
+    ("temporary", ("Site visit in Suzhou on the 4th", "Suzhou", "profile/city"), ("我是苏州一家CRO的CRA，平时site visit比较多", "苏州", "profile/city")),
+    ("past", ("Before this I ran a brewpub's brewhouse in Vermont", "Vermont", "profile/city"), ("I run the brewhouse in Vermont", "Vermont", "profile/city")),
 ])
 def test_value_veto(code, vetoed, kept):
     def run(text, value, label):

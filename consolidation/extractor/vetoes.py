@@ -112,6 +112,12 @@ _LANGUAGE_WORDS = (r"english|chinese|mandarin|cantonese|spanish|french|german|ja
                    r"|urdu|bengali|tamil|telugu|marathi|punjabi|turkish|dutch|swedish|norwegian|danish|finnish|polish|czech|greek"
                    r"|hebrew|thai|vietnamese|indonesian|malay|tagalog|filipino|swahili|persian|farsi|ukrainian|romanian|hungarian"
                    r"|catalan|basque|welsh|irish|afrikaans|zulu|yoruba|igbo|hausa|amharic|nepali|sinhala|burmese|khmer|lao"
+                   r"|icelandic|estonian|latvian|lithuanian|slovak|slovenian|serbian|croatian|bosnian|bulgarian|albanian"
+                   r"|macedonian|maltese|luxembourgish|galician|gujarati|kannada|malayalam|odia|oriya|assamese|sindhi|pashto|dari"
+                   r"|kurdish|uzbek|kazakh|kyrgyz|mongolian|tibetan|uyghur|georgian|armenian|azerbaijani|azeri|javanese|sundanese"
+                   r"|cebuano|visayan|bisaya|ilocano|hiligaynon|samoan|tongan|fijian|maori|hawaiian|somali|tigrinya|oromo|wolof"
+                   r"|xhosa|sesotho|setswana|shona|kinyarwanda|luganda|lingala|haitian|creole|patois|quechua|guarani|nahuatl"
+                   r"|hokkien|hakka|teochew|shanghainese|taiwanese|sign language|asl|bsl|auslan|esperanto|latin|yiddish"
                    r"|british|american|simplified|traditional")
 _SHAPE = {
     "profile/language": re.compile(rf"\b(?:{_LANGUAGE_WORDS})\b|[\u4e00-\u9fff]{{1,4}}[语文话]|普通话|国语|繁体|简体", re.I),
@@ -126,37 +132,51 @@ _SHAPE = {
                                     r"|\b(?:senior|junior|principal|staff|lead|chief|head|entry|mid|intern|graduate|associate|director|vp"
                                     r"|executive|manager level|years?|decades?)\b|\b[PLTMGE]\d", re.I),
 }
-_SKILL_CUE = re.compile(r"会|熟悉|熟练|精通|掌握|擅长|懂|技术栈|证|\b(?:know|knows|proficient|fluent|skilled|expert|experienced|experience"
+_SKILL_CUE = re.compile(r"会|熟悉|熟练|精通|掌握|擅长|懂|技术栈|证|执照|资格|持有?|用|\blicen[cs]\w*|\bcertificat\w*|\bwork (?:in|with)\b|\b(?:know|knows|proficient|fluent|skilled|expert|experienced|experience"
                         r"|good at|good with|certified|background in|trained in|specialis[ez]|specializ|stack|use|using|write|writes|coding"
                         r"|code|program|develop|build)\b", re.I)
 _STRICT_INSTRUCTION = re.compile(
     r"以后|今后|往后|默认|一律|每次|总是|都(?:要|用|给|按|别|不要)|别|不要|不用|请|记得|麻烦|给我|回我|答我|跟我说|对我|回复|回答|答复|说话|语气|口气"
+    r"|直接|就行|就够|就好|就可以|少[扯说讲整来写]|莫|唔好|唔使|你(?:讲|说|写|出|给|列|做|翻)|出题|[讲说写][^，。,]{0,3}点"
+    r"|\b(?:whenever|when you|for (?:any|all|every)|can be|be (?:blunt|direct|brief|concise|straight)|stop (?:using|adding|giving|writing)"
+    r"|make (?:your|the) (?:answers?|replies|responses)|no need|don'?t (?:throw|give|explain|simplify|overexplain)|stick|just)\b"
     r"|\b(?:always|never|from now on|going forward|in future|by default|every time|next time|keep doing|please|pls|kindly"
     r"|give me|send me|show me|tell me|reply|respond|answer|write|explain|format|summari[sz]e|skip|avoid|don'?t (?:use|add|write|include)"
     r"|no (?:need|fluff|emojis?|jargon)|i prefer|i'?d prefer|i'?d rather|i like (?:it|answers|replies)|works? best for me)\b", re.I)
 
 
-_ORG = re.compile(r"(?-i:[A-Z])|公司|集团|银行|医院|工厂|厂|店|所|院|局|中心|机构|学校|大学|工作室|平台|事务所|券商|基金"
+_ORG = re.compile(r"(?-i:[A-Z])|公司|集团|银行|医院|工厂|厂|店|所|院|局|中心|机构|学校|大学|工作室|平台|事务所|券商|基金|图书馆|博物馆|美术馆|站$"
+                  r"|^[\u4e00-\u9fff]{2,}(?:物流|快递|货运|航运|港务|保险|航空|证券|期货|信托|家居|家具|火锅|餐饮|酒楼|饭店|互娱|娱乐|游戏|科技|电子"
+                  r"|能源|物业|地产|置业|传媒|文化|医药|药业|制药|生物|食品|酒店|汽车|电器|电气|机械|化工|钢铁|建工|建设|设计|咨询|律所|通信|电信|软件"
+                  r"|农业|种业|纺织|服饰|环保|半导体|光电|水务|燃气|电力|矿业|投资|资本|百货|超市|商贸|贸易|实业|控股|股份|酒业|乳业|重工|制造|医疗"
+                  r"|影视|出版|广告|外贸|智能|材料|仪器|数据|网络科技|信息技术)$"
                   r"|\b(?:company|firm|bank|hospital|clinic|school|university|college|studio|agency|startup|start-up|store|shop"
                   r"|restaurant|factory|plant|lab|charity|ngo|council|ministry|government|consultancy|practice|group|co\.?|inc|ltd|llc|gmbh)\b", re.I)
+# A school or major the sentence says was studied: "我是河南农大物流管理专业毕业的", "I did my M.Pharm from ...".
+_EDUCATION_CUE = re.compile(r"毕业|专业|就读|在读|读[了过的完]?(?:本科|硕士|博士|研究生|大学|书)?|学的|念的|拿的?(?:博士|硕士|学位|学士)|校友|留学"
+                            r"|\b(?:graduated|graduate of|studied|study|degree|alumn\w*|did my|postdoc|phd|masters?|bachelor'?s?)\b", re.I)
 _TOOL_CUE = re.compile(r"用|使用|软件|工具|\b(?:use|using|used|app|apps|software|tool|tools|platform|editor|ide|in|with)\b", re.I)
-_INDUSTRY_CUE = re.compile(r"行业|领域|赛道|(?:在|做|干|搞|从事)[^，。,]{1,10}|公司|企业|厂|\b(?:industry|sector|field|space|work in|work for|works in"
+_INDUSTRY_CUE = re.compile(r"行业|领域|赛道|(?:在|做|干|搞|从事)[^，。,]{1,10}|公司|企业|厂|一家|\b(?:at an?|for an?|with an?|industry|sector|field|space|work in|work for|works in"
                            r"|working in|company|firm|business|i'?m in|i am in|we'?re in|we are in|career in)\b", re.I)
 # An instruction or tone is about the assistant's output: it names that output and stands.
 _ANSWER_OBJECT = re.compile(
     r"回答|回复|回我|答我|解释|写|格式|列表|表格|代码|例子|举例|引用|来源|邮件|报告|文档|总结|结论|语气|说话|用词|翻译|要点|篇幅|字数|英文|中文"
+    r"|答案|解析|讲|出题|题目|版本|文案|表|原理|步骤|术语|通俗|顺序|结构|数字|标题"
+    r"|\b(?:spelling|word count|sign-?offs?|formulas?|vocabulary|simplif\w*|english|blunt|direct\w*|sugarcoat\w*|shortcuts?|terms?"
+    r"|greetings?|units?|versions?|plain|test cases?|wording)\b"
     r"|\b(?:repl(?:y|ies)|answers?|respon(?:d|ses?)|write|writing|explain|explanations?|summar\w*|format\w*|lists?|tables?|bullets?"
     r"|code|examples?|sources?|cite|citations?|links?|emails?|drafts?|reports?|docs?|documents?|emojis?|jargon|tone|language|words?"
     r"|slides?|decks?|outlines?|translations?|preamble|caveats?|disclaimers?|details?|steps?|numbers?|figures?|headings?)\b", re.I)
 # Someone else's role: "The producer gave me advice", "my manager is ..." (not "I'm the producer").
 _OTHERS_ROLE_BEFORE = re.compile(r"(?<!i'm )(?<!i am )(?<!as )\b(?:the|my|our|his|her|their|your)\s+$", re.I)
 _PAST_STATE = re.compile(r"以前|之前|曾经|原来|过去|当年|一开始|刚开始|起初|刚入行|刚工作"
-                         r"|\b(?:used to|back in|formerly|previously|lost my job|laid off"
+                         r"|\b(?:used to|back in|formerly|previously|lost my job|laid off|before (?:this|that|joining)"
                          r"|where i'?m from|i'?m from|grew up|was born|started (?:out |off )?as|started off)\b", re.I)
 _NOW_CUE = re.compile(r"现在|目前|如今|\b(?:now|currently|these days|today)\b", re.I)
 # The place a move started from is not where the user lives now: "从长春搬过来", "moved from Lyon to Paris".
 _ORIGIN_BEFORE = re.compile(r"(?:从|自)\s*$|\b(?:from|left|leaving)\s+$", re.I)
-_WORK_CONTEXT = re.compile(r"工作|经验|干了|入行|从业|职级|级别|岗|资深|高级|初级|中级|\b(?:work\w*|experience|career|job|industry|field|role"
+_WORK_CONTEXT = re.compile(r"工作|经验|干了|入行|从业|职级|级别|岗|资深|高级|初级|中级|这行|干这|做这|持证|执业|工龄|入职|(?:做|干|当)[^，。,]{0,8}(?:了|有)?[一二三四五六七八九十两几多\d]+年|现在是|"
+                          r"\bbeen (?:in|doing|at|with|working|on)\b|\bdoing this\b|\bin (?:local |the )?(?:government|trade|trades|business)\b|\b(?:work\w*|experience|career|job|industry|field|role"
                            r"|position|level|senior|junior|principal|staff|lead|intern|in (?:the )?(?:business|trade)|as an?)\b"
                            r"|\byears?\s+(?:in|at|as|with|on)\b|年的?(?:经验|工龄)", re.I)
 _AGE = re.compile(r"^\s*(?:old|of age|ago)\b|^\s*岁", re.I)
@@ -169,7 +189,7 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
     sent = text[sentence.start:sentence.end]
     before = text[sentence.start:start]
     rx = _SHAPE.get(label)
-    if rx is not None and not rx.search(value):
+    if rx is not None and not rx.search(value) and not (label == "profile/education" and _EDUCATION_CUE.search(sent)):
         return "shape"
     if label == "profile/skill" and not (_gazetteer_hit(value, ("code", "tech", "tool", "field")) or _SKILL_CUE.search(sent)):
         return "shape"
@@ -181,12 +201,12 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return "shape"
     if label == "profile/role" and _OTHERS_ROLE_BEFORE.search(before):
         return "third_party"
-    if label in ("profile/city", "fact/relocation") and _TRIP.search(sent):
+    if label in ("profile/city", "fact/relocation") and _TRIP.search(sent) and not _residence(text, sent, start, end):
         return "temporary"  # a trip is not where the user lives
     if label in ("profile/city", "fact/relocation") and _ORIGIN_BEFORE.search(before):
         return "past"  # the origin of a move
 
-    if label.startswith("profile/") and _PAST_STATE.search(_NOW_CUE.split(before)[-1]):
+    if label.startswith("profile/") and label != "profile/seniority" and _PAST_STATE.search(_NOW_CUE.split(before)[-1]):
         return "past"  # "I used to have a dog back in Michigan"; not after "现在/now": "一开始做销售，现在做产品"
     if label == "profile/seniority" and not (_WORK_CONTEXT.search(sent) and not _AGE.search(text[end:end + 12])):
         return "shape"  # "thirty years old", "my youngest is almost 10 years old" are ages
@@ -194,6 +214,20 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
             _STRICT_INSTRUCTION.search(sent) and _ANSWER_OBJECT.search(sent)):
         return "no_answer_cue"
     return None
+
+
+# Where the user lives or works, said around the place: "relocated to Dubai last week", "我在三亚一家度假酒店当
+# 主管", "我是苏州一家CRO的CRA", "working from the Vancouver office" (blind sets 2-7: a trip word in
+# the same sentence — 度假, "site visit", "last month" — vetoed these as trips).
+_RESIDENCE_SENT = re.compile(r"relocat\w*|\bmoved (?:to|here|up|down|over|back)\b|\bbased (?:in|out of)\b|\blive[sd]? in\b|\bliving in\b"
+                             r"|搬到|搬来|搬去|定居|住在|常驻|base在|调到|调去了", re.I)
+_RESIDENCE_BEFORE = re.compile(r"(?:我在|我是|我们|我就在|俺在|俺是|本人在)\s*$|\b(?:the|our|my)\s+$", re.I)
+_RESIDENCE_AFTER = re.compile(r"^\s*(?:这边|那边|本地|市|当地)?\s*(?:的|一家|一个|一所|做|当|干|工作|上班|读|分公司|分部|总部|办公室|\w*(?:office|studio|team|branch|hq|site|campus)\b)", re.I)
+
+
+def _residence(text: str, sent: str, start: int, end: int) -> bool:
+    return bool(_RESIDENCE_SENT.search(sent) or (_RESIDENCE_BEFORE.search(text[max(0, start - 6):start])
+                                                 and _RESIDENCE_AFTER.search(text[end:end + 16])))
 
 
 def _gazetteer_hit(value: str, names) -> bool:
