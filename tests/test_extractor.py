@@ -198,9 +198,10 @@ def test_a_dated_certificate_is_a_fact_and_an_undated_one_a_qualification():
     assert not any(c.kind == "fact" for c in undated.candidates)
 
 
-def test_a_company_said_as_a_description_is_the_industry():
+def test_an_employer_said_by_its_type_is_kept_as_the_company():
     found = candidates_extract([("g'day. I'm a geotech engineer at a gold mine out near Kalgoorlie.", AT),
-                                ("我是银川一家酒庄的品牌市场经理。", AT)])
+                                ("我是银川一家酒庄的品牌市场经理。", AT),
+                                ("Hiking is a great way to center oneself", AT)])
     for turn, value in zip(found, ("gold mine", "酒庄")):
-        assert any(c.kind == "profile" and c.key == "industry" and value in c.value for c in turn.candidates), turn.candidates
-        assert not any(c.key == "company" and value in c.value for c in turn.candidates)
+        assert any(c.kind == "profile" and c.key == "company" and value in c.value for c in turn.candidates), turn.candidates
+    assert not any(c.key == "company" for c in found[2].candidates)

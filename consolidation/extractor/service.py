@@ -129,31 +129,20 @@ def _fact_date(sentence: str, lang: str, at: dt.datetime):
 _UNDATED_AS = {"fact/certificate": "profile/skill", "fact/graduation": "profile/education"}
 _CERT_SHAPE = re.compile(r"证|照|资格|认证|[0-9一二三四五六七八九十]级|cert\w*|licen[cs]\w*|diploma|qualif\w*|chartered|accredit\w*"
                          r"|^(?:[A-Z][A-Za-z0-9+.-]{1,10})(?:\s+[A-Z][A-Za-z0-9+.-]{1,10}){0,3}$", re.I)
-# A company said as a description ("a gold mine", "一家酒庄") is the industry, not the employer's name.
-_GENERIC_ORG_EN = re.compile(r"^(?:an?|one)\s+(?=[a-z])", re.I)
-_GENERIC_ORG_ZH = re.compile(r"(?:一家|一个|一间|一所|某)\s*$")
-
-
-def _relabelled(text: str, span: M.ModelSpan, value: str, dated: bool) -> tuple[str, str]:
-    """The label and value a span is stored under when its own label does not fit (see above)."""
-    if span.label == "profile/company":
-        if _GENERIC_ORG_EN.match(value) and not re.search(r"\b[A-Z]", value[2:]):
-            return "profile/industry", _GENERIC_ORG_EN.sub("", value)
-        if _GENERIC_ORG_ZH.search(text[max(0, span.start - 4):span.start]):
-            return "profile/industry", value
+def _relabelled(span: M.ModelSpan, value: str, dated: bool) -> str:
+    """The label a fact span is stored under when it has no time anchor (see above)."""
     if not dated and span.label in _UNDATED_AS:
         if span.label == "fact/certificate" and not _CERT_SHAPE.search(value):
-            return span.label, value
-        return _UNDATED_AS[span.label], value
-    return span.label, value
+            return span.label
+        return _UNDATED_AS[span.label]
+    return span.label
 
 
 def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list[Span], lang: str):
     """A candidate for one model span, or ``(None, veto_code)``."""
     value = _place_value(span.label, _clean_value(text[span.start:span.end]))
-    if span.label.startswith("fact/") or span.label == "profile/company":
-        dated = span.label.startswith("fact/") and bool(_fact_date(text[span.sentence.start:span.sentence.end], lang, at))
-        label, value = _relabelled(text, span, value, dated)
+    if span.label in _UNDATED_AS:
+        label = _relabelled(span, value, bool(_fact_date(text[span.sentence.start:span.sentence.end], lang, at)))
         if label != span.label:
             span = dataclasses.replace(span, label=label)
     spec = spec_for_label(span.label)

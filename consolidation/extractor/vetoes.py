@@ -152,6 +152,8 @@ _ORG = re.compile(r"(?-i:[A-Z])|公司|集团|银行|医院|工厂|厂|店|所|�
                   r"|影视|出版|广告|外贸|智能|材料|仪器|数据|网络科技|信息技术)$"
                   r"|\b(?:company|firm|bank|hospital|clinic|school|university|college|studio|agency|startup|start-up|store|shop"
                   r"|restaurant|factory|plant|lab|charity|ngo|council|ministry|government|consultancy|practice|group|co\.?|inc|ltd|llc|gmbh)\b", re.I)
+# An employer said by its type (SPEC: "一家券商", "a hospital"): "a gold mine", "an airline", "一家酒庄".
+_GENERIC_ORG = re.compile(r"(?:一家|一间|一所)\s*\S|\b(?:at|for|with|in)\s+an?\s+\w", re.I)
 # A school or major the sentence says was studied: "我是河南农大物流管理专业毕业的", "I did my M.Pharm from ...".
 _EDUCATION_CUE = re.compile(r"毕业|专业|就读|在读|读[了过的完]?(?:本科|硕士|博士|研究生|大学|书)?|学的|念的|拿的?(?:博士|硕士|学位|学士)|校友|留学"
                             r"|\b(?:graduated|graduate of|studied|study|degree|alumn\w*|did my|postdoc|phd|masters?|bachelor'?s?)\b", re.I)
@@ -193,7 +195,7 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return "shape"
     if label == "profile/skill" and not (_gazetteer_hit(value, ("code", "tech", "tool", "field")) or _SKILL_CUE.search(sent)):
         return "shape"
-    if label == "profile/company" and not _ORG.search(value):
+    if label == "profile/company" and not (_ORG.search(value) or _GENERIC_ORG.search(text[max(0, start - 4):start + 4])):
         return "shape"
     if label == "preference/tool" and not (_gazetteer_hit(value, ("code", "tech", "tool")) or _TOOL_CUE.search(sent)):
         return "shape"
