@@ -300,11 +300,11 @@ def _read(messages, upto, answered_by, disabled, excluded, source) -> tuple[list
             source[m.pk] = not (m.expert_id and (m.expert.slug in disabled or m.expert.slug in excluded))
             continue
         expert = answered_by.get(m.pk) or None
-        if expert and expert in excluded:
-            # Only the extraction-side source filter drops what the user says to an expert. A
-            # disabled expert gets no memory and its own sessions write none, but the user's words
-            # in the entry agent's session are still the user's (eval README: disabled = "no memory
-            # injected and write none of their own"; blind sets 4, 7, 8 expect them remembered).
+        if expert and (expert in disabled or expert in excluded):
+            # Both switches drop what the user says in turns that expert handled: the memory page
+            # promises "Off: <expert> receives none of it, and nothing you say in turns <expert>
+            # handles is remembered" (templates/profiles/switches.html). Blind writers read the
+            # eval README's "write none of their own" more narrowly; see the closing note of stop 22.
             continue
         hits = analyze(m.content, sensitive_words=words)
         if hits:
