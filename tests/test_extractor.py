@@ -205,3 +205,11 @@ def test_an_employer_said_by_its_type_is_kept_as_the_company():
     for turn, value in zip(found, ("gold mine", "酒庄")):
         assert any(c.kind == "profile" and c.key == "company" and value in c.value for c in turn.candidates), turn.candidates
     assert not any(c.key == "company" for c in found[2].candidates)
+
+
+def test_a_model_instruction_around_a_rule_preference_is_not_kept_beside_it():
+    # The rules' tool is superseded by the next dialect; a clause-long instruction around the same
+    # value would outlive the change (heldout ho-zh-017).
+    turn = candidates_extract([("我们把数仓整体迁到ClickHouse了，以后SQL都按ClickHouse的写法来。", AT)])[0]
+    assert any(c.key == "pref:tool:sql_dialect" and c.value == "ClickHouse" for c in turn.candidates)
+    assert not any(c.key.startswith("pref:instruction") and "ClickHouse" in c.value for c in turn.candidates)

@@ -26,6 +26,8 @@ SPAN_CASES = [
     ("temporary", ("Reply in English only for this one", "English", "preference/language"), ("Always reply in English", "English", "preference/language")),
     ("plan", ("我打算明年考CPA", "CPA", "profile/skill"), ("我有CPA证书", "CPA", "profile/skill")),
     ("plan", ("I'm thinking about learning Rust", "Rust", "profile/skill"), ("I write Rust every day", "Rust", "profile/skill")),
+    ("plan", ("I'd like to get a masters in mechanical engineering", "mechanical engineering", "profile/education"),
+     ("I have a masters in mechanical engineering", "mechanical engineering", "profile/education")),
     ("reported_speech", ("我听说他是名牌大学毕业的", "名牌大学", "profile/education"), ("我是名牌大学毕业的", "名牌大学", "profile/education")),
     ("reported_speech", ("I heard the new VP went to Harvard", "Harvard", "profile/education"), ("I went to Harvard", "Harvard", "profile/education")),
     ("third_party", ("我同事是会计", "会计", "profile/role"), ("我是会计", "会计", "profile/role")),
@@ -133,6 +135,13 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("temporary", ("我们去三亚度假了一周", "三亚", "profile/city"), ("我在三亚一家连锁度假酒店当前厅主管", "三亚", "profile/city")),
     ("temporary", ("Site visit in Suzhou on the 4th", "Suzhou", "profile/city"), ("我是苏州一家CRO的CRA，平时site visit比较多", "苏州", "profile/city")),
     ("past", ("Before this I ran a brewpub's brewhouse in Vermont", "Vermont", "profile/city"), ("I run the brewhouse in Vermont", "Vermont", "profile/city")),
+    # Out-of-domain runs (LoCoMo, MSC): chit-chat that the week-level dates turned into events.
+    ("shape", ("I bought a nice Merlot today", "bought a nice", "fact/home"), ("We bought a flat in Leeds last month", "bought a flat", "fact/home")),
+    ("shape", ("我上周买了一瓶好酒", "买了一瓶好酒", "fact/home"), ("我去年买了房", "买了房", "fact/home")),
+    ("shape", ("Last night I joined a fantasy literature forum", "joined a fantasy literature forum", "fact/job_change"),
+     ("I joined Zalando as a product manager last month", "Zalando", "fact/job_change")),
+    ("shape", ("I joined last week", "joined", "fact/job_change"), ("上个月我跳槽去了美团", "美团", "fact/job_change")),
+    ("shape", ("I started doing this a few years back", "few years", "profile/seniority"), ("I've been doing this about six years now", "six years", "profile/seniority")),
 ])
 def test_value_veto(code, vetoed, kept):
     def run(text, value, label):

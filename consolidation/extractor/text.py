@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from .. import extraction_lexicon as L
 
 _CJK_CHAR = r"\u3400-\u9fff\uf900-\ufaff"
+# Latin letters include the accented ones ("Keflavík", "São Paulo", "Zürich"): an ASCII-only class cut
+# such names at the accent ("Keflav" stored as a company, blind set 8).
+_LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 _TOKEN = re.compile(
-    rf"[{_CJK_CHAR}]|[A-Za-z][A-Za-z0-9+#&'’.\-]*[A-Za-z0-9+#]|[A-Za-z]|\d+(?:[.,:]\d+)*|[^\s{_CJK_CHAR}A-Za-z0-9]"
+    rf"[{_CJK_CHAR}]|[{_LATIN}][{_LATIN}0-9+#&'’.\-]*[{_LATIN}0-9+#]|[{_LATIN}]|\d+(?:[.,:]\d+)*|[^\s{_CJK_CHAR}{_LATIN}0-9]"
 )
 # Sentence ends: CJK/Latin terminal punctuation, new lines; in CJK text a space between two CJK
 # characters also ends a clause (voice-input style "俺是做用户增长的 在一家电商公司").

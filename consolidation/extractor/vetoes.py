@@ -59,6 +59,7 @@ _QUOTES = re.compile(r"“[^”]{4,}”|\"[^\"]{4,}\"|「[^」]{4,}」|『[^』]
 
 _EN_QUESTION = re.compile(r"\?\s*$|^\s*(?:should|shall|can|could|would|do|does|did|am|is|are|was|were|will|have|has|how|what|why|which|where|who|when)\b[^.!]*$", re.I)
 _EN_PLAN = re.compile(r"\b(?:planning to|plan to|going to|thinking (?:about|of)|considering|might|maybe|want to|wanna|hope to|hoping to|will try|someday|one day|eventually|until|till|through (?:friday|monday|the end)|let'?s|we (?:can|could|should)|shall we|would love to|i'?d love to)\b", re.I)
+_EN_WISH = re.compile(r"\b(?:i'?d like to|i would like to|i wish|wish i|i'?d love to get)\b", re.I)
 _ZH_OFFER = re.compile(r"要去|一起去|咱们去|我们去|去冲|想要|好想|改天")
 _EN_REPORTED = re.compile(r"\b(?:i heard|heard that|apparently|they say|people say|rumou?r|according to|he said|she said|they said|was told)\b", re.I)
 _ZH_REPORTED = re.compile(r"听说|据说|听人说|他说|她说|他们说|传言|网上说|据报道|据悉")
@@ -178,9 +179,16 @@ _NOW_CUE = re.compile(r"现在|目前|如今|\b(?:now|currently|these days|today
 # The place a move started from is not where the user lives now: "从长春搬过来", "moved from Lyon to Paris".
 _ORIGIN_BEFORE = re.compile(r"(?:从|自)\s*$|\b(?:from|left|leaving)\s+$", re.I)
 _WORK_CONTEXT = re.compile(r"工作|经验|干了|入行|从业|职级|级别|岗|资深|高级|初级|中级|这行|干这|做这|持证|执业|工龄|入职|(?:做|干|当)[^，。,]{0,8}(?:了|有)?[一二三四五六七八九十两几多\d]+年|现在是|"
-                          r"\bbeen (?:in|doing|at|with|working|on)\b|\bdoing this\b|\bin (?:local |the )?(?:government|trade|trades|business)\b|\b(?:work\w*|experience|career|job|industry|field|role"
+                          r"\bbeen (?:in|doing|at|with|working|on)\b|\bin (?:local |the )?(?:government|trade|trades|business)\b|\b(?:work\w*|experience|career|job|industry|field|role"
                            r"|position|level|senior|junior|principal|staff|lead|intern|in (?:the )?(?:business|trade)|as an?)\b"
                            r"|\byears?\s+(?:in|at|as|with|on)\b|年的?(?:经验|工龄)", re.I)
+# A home event names a home or a car; a job change is not a bare verb nor a club, forum or course
+# joined (LoCoMo/MSC out-of-domain runs: "bought a nice Merlot", "joined a gaming tournament").
+_HOME_VALUE = re.compile(r"房|屋|车|公寓|别墅|\b(?:house|home|flat|apartment|condo|place|car|townhouse|property|cottage|cabin)\b", re.I)
+_BARE_VERB = re.compile(r"^(?:joined|join|joining|started|start|moved|switched|left|quit|changed|got|new)$", re.I)
+_NOT_A_JOB = re.compile(r"\b(?:group|forum|club|programm?e?|tournament|community|meetup|league|choir|band|gym|class|classes|challenge"
+                        r"|competition|course|workshop|retreat|online|activist|volunteer\w*|support group|book club)\b"
+                        r"|群|论坛|俱乐部|社团|比赛|兴趣班|课程|训练营", re.I)
 _AGE = re.compile(r"^\s*(?:old|of age|ago)\b|^\s*岁", re.I)
 _TRIP = re.compile(r"旅游|旅行|出差|度假|玩了|去玩|飞去|去过|\b(?:vacation|vacay|holiday|trip|tickets?|flights?|flew|fly(?:ing)?|travel\w*|visit\w*|tour\w*|getaway"
                    r"|layover|been to|was in|went to|yesterday|last (?:week|month|weekend)|performing|concert|gig)\b", re.I)
@@ -210,6 +218,10 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
 
     if label.startswith("profile/") and label != "profile/seniority" and _PAST_STATE.search(_NOW_CUE.split(before)[-1]):
         return "past"  # "I used to have a dog back in Michigan"; not after "现在/now": "一开始做销售，现在做产品"
+    if label == "fact/home" and not _HOME_VALUE.search(value):
+        return "shape"  # "bought a nice Merlot" is no home
+    if label == "fact/job_change" and (_BARE_VERB.match(value.strip()) or _NOT_A_JOB.search(value)):
+        return "shape"  # "joined" alone, "joined a fantasy literature forum"
     if label == "profile/seniority" and not (_WORK_CONTEXT.search(sent) and not _AGE.search(text[end:end + 12])):
         return "shape"  # "thirty years old", "my youngest is almost 10 years old" are ages
     if label in ("preference/instruction", "preference/tone") and not (
@@ -321,6 +333,8 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
         return "temporary"
     if _ZH_PLAN.search(before) or _EN_PLAN.search(clause) or _ZH_OFFER.search(before):
         return "plan"
+    if kind != "preference" and _EN_WISH.search(clause):
+        return "plan"  # "I'd like to get a masters in mechanical engineering"
     if (_ZH_EMOTION.search(value) or _EN_EMOTION.search(value)):
         return "emotion"
     if _THIRD_TITLE.match(value):
