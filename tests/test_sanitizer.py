@@ -652,3 +652,20 @@ def test_it_finds_faker_generated_chinese_pii_in_sentences():
         assert ("CN_RESIDENT_ID", id_number) in got
         assert ("BANK_CARD", card) in got
         assert ("EMAIL_ADDRESS", email) in got
+
+
+@pytest.mark.parametrize("text,value", [
+    ("要填 onboarding form, my HKID is Z683365(5), which fields are mandatory?", "Z683365(5)"),  # wrong check digit: still an id
+    ("My NRIC is S1234567D, update my file", "S1234567D"),
+    ("NI number AB 12 34 56 C please", "AB 12 34 56 C"),
+    ("我的身分證字號是A123456789", "A123456789"),
+    ("Aadhaar 1234 5678 9012 for the KYC form", "1234 5678 9012"),
+])
+def test_identity_numbers_of_other_places_next_to_an_identity_word(text, value):
+    assert ("NATIONAL_ID", value) in found(text)
+
+
+@pytest.mark.parametrize("text", ["我们部门编号是A123456(7)", "Order A123456 shipped", "Part S1234567D is back in stock",
+                                  "Invoice 1234 5678 9012 is paid"])
+def test_id_shaped_codes_without_an_identity_word_are_not_ids(text):
+    assert "NATIONAL_ID" not in types(text)
