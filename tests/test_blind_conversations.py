@@ -15,6 +15,9 @@ quarantine_acc=0.975; rules alone in the same run: recall 0.449. A regression re
 Blind 7 (40 conversations, 20 zh / 20 en, written blind at the start of session 5) — first,
 untouched run (commit 9b4e381): recall=0.7 kind_acc=0.681 pollution=0.022, no leaks,
 quarantine_acc=0.975; rules alone in the same run: recall 0.382. A regression report from now on.
+Blind 8 (48 conversations, 24 zh / 24 en, two writers, written blind at the start of stop 22) —
+first, untouched runs (commit 183b3bf): b8a recall=0.707 kind_acc=0.677 pollution=0.019, b8b
+recall=0.784 kind_acc=0.76 pollution=0.053, no leaks. A regression report from now on.
 The knowledge chats: at most 3% of them may end with any stored item (issue 13).
 """
 import json
@@ -47,6 +50,7 @@ BLIND_SETS = [
     ("blind5_conversations.jsonl", 36, 0.65, 0.045, 0.97),
     ("blind6_conversations.jsonl", 40, 0.65, 0.03, 0.97),
     ("blind7_conversations.jsonl", 40, 0.65, 0.035, 0.97),
+    ("blind8_conversations.jsonl", 48, 0.7, 0.045, 0.95),
 ]
 
 
