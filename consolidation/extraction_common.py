@@ -89,7 +89,7 @@ _EN_DAYS_BACK = (
     (re.compile(r"\byesterday\b|\blast night\b"), 1),
     (re.compile(r"\b(?:today|this (?:week|morning|weekend)|earlier this week|just now|on (?:" + _EN_WEEKDAYS + r")|(?:" + _EN_WEEKDAYS + r") (?:night|morning))\b"), 0),
 )
-_EN_N_BACK = re.compile(r"\b(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a couple of|several|a few)\s+(days?|weeks?)\s+ago\b")
+_EN_N_BACK = re.compile(r"\b(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a couple of|several|a few)\s+(days?|weeks?)\s+(?:ago|back)\b")
 
 
 def days_back_date(s: str, at: _dt.datetime, lang: str) -> tuple[_dt.date, str] | None:

@@ -25,7 +25,7 @@ def _resolve_date_en(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
         return _dt.date(y, m, 1), "month"
     if re.search(r"\bthis month\b", s):
         return _dt.date(at.year, at.month, 1), "month"
-    mm = re.search(r"\b(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a couple of|several|a few)\s+(years?|months?)\s+ago\b", s)
+    mm = re.search(r"\b(a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a couple of|several|a few)\s+(years?|months?)\s+(?:ago|back)\b", s)
     if mm:
         n = _EN_NUM.get(mm.group(1)) or int(mm.group(1))
         if mm.group(2).startswith("month"):

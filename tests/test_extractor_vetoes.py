@@ -17,6 +17,7 @@ SPAN_CASES = [
     ("question", ("Should I move to Berlin?", "Berlin", "profile/city"), ("I live in Berlin, book me a desk", "Berlin", "profile/city")),
     ("question", ("你能用繁体字回我吗？", "繁体字", "preference/language"), ("你以后答我可不可以用繁体字？", "繁体字", "preference/language")),
     ("question", ("Can you reply in Spanish?", "Spanish", "preference/language"), ("Could you always reply in Spanish?", "Spanish", "preference/language")),
+    ("question", ("did you get my ICP form?", "ICP", "fact/certificate"), ("did my ICP upgrade two years ago, now eyeing MICA flight.", "ICP", "fact/certificate")),
     ("other_speaker", ("你住在上海吧", "上海", "profile/city"), ("以后公式你都用LaTeX写", "LaTeX", "preference/tool")),
     ("other_speaker", ("Your morning runs sound great, you live in Oahu", "Oahu", "profile/city"), ("I live in Oahu", "Oahu", "profile/city")),
     ("hypothetical", ("如果我是产品经理，我会怎么排优先级", "产品经理", "profile/role"), ("我是产品经理，帮我排优先级", "产品经理", "profile/role")),
@@ -142,6 +143,14 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
      ("I joined Zalando as a product manager last month", "Zalando", "fact/job_change")),
     ("shape", ("I joined last week", "joined", "fact/job_change"), ("上个月我跳槽去了美团", "美团", "fact/job_change")),
     ("shape", ("I started doing this a few years back", "few years", "profile/seniority"), ("I've been doing this about six years now", "six years", "profile/seniority")),
+    # Blind 8 (after its untouched run)
+    ("third_party", ("The registered pharmacist of the branch is off", "registered pharmacist", "profile/role"),
+     ("So now I'm already the registered pharmacist of the branch", "registered pharmacist", "profile/role")),
+    ("shape", ("we had a lovely afternoon", "lovely afternoon", "profile/department"), ("I'm the unit clerk on 7 West (cardiology)", "cardiology", "profile/department")),
+    ("shape", ("Blender renders look great", "Blender", "profile/skill"), ("i work mostly in Unreal and Blender", "Blender", "profile/skill")),
+    ("no_answer_cue", ("以后的事情以后再说吧，一步一步来", "一步一步来", "preference/instruction"), ("以后你跟我说排故，一步一步列出来", "一步一步列出来", "preference/instruction")),
+    ("no_answer_cue", ("先说清楚，招聘那摊事别找我", "招聘", "preference/tone"), ("话术别太生硬，亲切点", "亲切点", "preference/tone")),
+    ("no_answer_cue", ("Always the same story with USD/lb", "USD/lb", "preference/instruction"), ("Always quote prices in USD/lb, never per kg", "quote prices in USD/lb", "preference/instruction")),
 ])
 def test_value_veto(code, vetoed, kept):
     def run(text, value, label):

@@ -125,8 +125,9 @@ def _fact_date(sentence: str, lang: str, at: dt.datetime):
 # A fact with no time anchor is not an event, but some still say what the user *is*: a held
 # certificate is a qualification ("持CCAR-66部执照", "我英语六级"), a school graduated from is the
 # education ("我是中国美院动画系毕业的"). Blind sets 2-7 labelled these profile; the model reads them
-# as certificate / graduation events and the undated-fact rule dropped them.
-_UNDATED_AS = {"fact/certificate": "profile/skill", "fact/graduation": "profile/education"}
+# as certificate / graduation events and the undated-fact rule dropped them. A move with no date
+# still says where the user lives now ("公司把俺调到驻马店片区了", "人也搬到长沙了": blind 8).
+_UNDATED_AS = {"fact/certificate": "profile/skill", "fact/graduation": "profile/education", "fact/relocation": "profile/city"}
 _CERT_SHAPE = re.compile(r"证|照|资格|认证|[0-9一二三四五六七八九十]级|cert\w*|licen[cs]\w*|diploma|qualif\w*|chartered|accredit\w*"
                          r"|^(?:[A-Z][A-Za-z0-9+.-]{1,10})(?:\s+[A-Z][A-Za-z0-9+.-]{1,10}){0,3}$", re.I)
 def _relabelled(span: M.ModelSpan, value: str, dated: bool) -> str:

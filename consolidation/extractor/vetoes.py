@@ -57,7 +57,7 @@ _PASTE_CUE = re.compile(
 )
 _QUOTES = re.compile(r"“[^”]{4,}”|\"[^\"]{4,}\"|「[^」]{4,}」|『[^』]{4,}』|‘[^’]{6,}’|(?<![A-Za-z])'[^'\n]{12,}'(?![A-Za-z])")
 
-_EN_QUESTION = re.compile(r"\?\s*$|^\s*(?:should|shall|can|could|would|do|does|did|am|is|are|was|were|will|have|has|how|what|why|which|where|who|when)\b[^.!]*$", re.I)
+_EN_QUESTION = re.compile(r"\?\s*$|^\s*(?:should|shall|can|could|would|do|does|did(?!\s+(?:my|our|a|an)\b)|am|is|are|was|were|will|have|has|how|what|why|which|where|who|when)\b[^.!]*$", re.I)
 _EN_PLAN = re.compile(r"\b(?:planning to|plan to|going to|thinking (?:about|of)|considering|might|maybe|want to|wanna|hope to|hoping to|will try|someday|one day|eventually|until|till|through (?:friday|monday|the end)|let'?s|we (?:can|could|should)|shall we|would love to|i'?d love to)\b", re.I)
 _EN_WISH = re.compile(r"\b(?:i'?d like to|i would like to|i wish|wish i|i'?d love to get)\b", re.I)
 _ZH_OFFER = re.compile(r"要去|一起去|咱们去|我们去|去冲|想要|好想|改天")
@@ -123,7 +123,7 @@ _LANGUAGE_WORDS = (r"english|chinese|mandarin|cantonese|spanish|french|german|ja
 _SHAPE = {
     "profile/language": re.compile(rf"\b(?:{_LANGUAGE_WORDS})\b|[\u4e00-\u9fff]{{1,4}}[语文话]|普通话|国语|繁体|简体", re.I),
     "preference/language": re.compile(rf"\b(?:{_LANGUAGE_WORDS})\b|[\u4e00-\u9fff]{{1,4}}[语文话]|普通话|国语|繁[体體]|简体|双语|bilingual", re.I),
-    "profile/department": re.compile(r"[部组科处室团队中心线]|办|\b(?:team|department|dept|division|group|unit|office|desk|squad|function|ops|operations"
+    "profile/department": re.compile(r"[部组科处室团队中心线]|办|药房|病区|院区|车间|工段|班组|\w+olog(?:y|ie)\b|\b(?:icu|a&e|er|ward|pharmacy|nursing|surgery|pediatrics|paediatrics|obstetrics|emergency)\b|\b(?:team|department|dept|division|group|unit|office|desk|squad|function|ops|operations"
                                      r"|finance|hr|it|legal|sales|marketing|engineering|product|design|research|r&d|qa|compliance"
                                      r"|procurement|purchasing|logistics|support|audit|risk|treasury|tax|security|data|analytics)\b", re.I),
     "profile/education": re.compile(r"大学|学院|学校|本科|硕士|博士|研究生|大专|学士|中专|高中|专业|MBA|EMBA|\b(?:university|college|school|institute"
@@ -133,7 +133,7 @@ _SHAPE = {
                                     r"|\b(?:senior|junior|principal|staff|lead|chief|head|entry|mid|intern|graduate|associate|director|vp"
                                     r"|executive|manager level|years?|decades?)\b|\b[PLTMGE]\d", re.I),
 }
-_SKILL_CUE = re.compile(r"会|熟悉|熟练|精通|掌握|擅长|懂|技术栈|证|执照|资格|持有?|用|\blicen[cs]\w*|\bcertificat\w*|\bwork (?:in|with)\b|\b(?:know|knows|proficient|fluent|skilled|expert|experienced|experience"
+_SKILL_CUE = re.compile(r"会|熟悉|熟练|精通|掌握|擅长|懂|技术栈|证|执照|资格|持有?|用|\blicen[cs]\w*|\bcertificat\w*|\bwork(?:s|ing)?\s+(?:\w+ly\s+)?(?:in|with)\b|\b(?:know|knows|proficient|fluent|skilled|expert|experienced|experience"
                         r"|good at|good with|certified|background in|trained in|specialis[ez]|specializ|stack|use|using|write|writes|coding"
                         r"|code|program|develop|build)\b", re.I)
 _STRICT_INSTRUCTION = re.compile(
@@ -164,14 +164,16 @@ _INDUSTRY_CUE = re.compile(r"行业|领域|赛道|(?:在|做|干|搞|从事)[^�
 # An instruction or tone is about the assistant's output: it names that output and stands.
 _ANSWER_OBJECT = re.compile(
     r"回答|回复|回我|答我|解释|写|格式|列表|表格|代码|例子|举例|引用|来源|邮件|报告|文档|总结|结论|语气|说话|用词|翻译|要点|篇幅|字数|英文|中文"
-    r"|答案|解析|讲|出题|题目|版本|文案|表|原理|步骤|术语|通俗|顺序|结构|数字|标题"
+    r"|答案|解析|讲|出题|题目|版本|文案|表|原理|步骤|术语|通俗|顺序|结构|数字|标题|列|话术|附上|推荐|标注|标出"
     r"|\b(?:spelling|word count|sign-?offs?|formulas?|vocabulary|simplif\w*|english|blunt|direct\w*|sugarcoat\w*|shortcuts?|terms?"
-    r"|greetings?|units?|versions?|plain|test cases?|wording)\b"
+    r"|greetings?|units?|versions?|plain|test cases?|wording|quote|prices?|amounts?|currency|dates?)\b"
     r"|\b(?:repl(?:y|ies)|answers?|respon(?:d|ses?)|write|writing|explain|explanations?|summar\w*|format\w*|lists?|tables?|bullets?"
     r"|code|examples?|sources?|cite|citations?|links?|emails?|drafts?|reports?|docs?|documents?|emojis?|jargon|tone|language|words?"
     r"|slides?|decks?|outlines?|translations?|preamble|caveats?|disclaimers?|details?|steps?|numbers?|figures?|headings?)\b", re.I)
 # Someone else's role: "The producer gave me advice", "my manager is ..." (not "I'm the producer").
 _OTHERS_ROLE_BEFORE = re.compile(r"(?<!i'm )(?<!i am )(?<!as )\b(?:the|my|our|his|her|their|your)\s+$", re.I)
+# "now I'm already the registered pharmacist": an adverb between "I'm" and "the" keeps it the user's.
+_OWN_ROLE_BEFORE = re.compile(r"\b(?:i'?m|i am|as)\s+(?:(?:already|now|still|also|just|officially|finally|currently)\s+)+(?:the|my|our)\s+$", re.I)
 _PAST_STATE = re.compile(r"以前|之前|曾经|原来|过去|当年|一开始|刚开始|起初|刚入行|刚工作"
                          r"|\b(?:used to|back in|formerly|previously|lost my job|laid off|before (?:this|that|joining)"
                          r"|where i'?m from|i'?m from|grew up|was born|started (?:out |off )?as|started off)\b", re.I)
@@ -209,7 +211,7 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return "shape"
     if label == "profile/industry" and not _INDUSTRY_CUE.search(sent):
         return "shape"
-    if label == "profile/role" and _OTHERS_ROLE_BEFORE.search(before):
+    if label == "profile/role" and _OTHERS_ROLE_BEFORE.search(before) and not _OWN_ROLE_BEFORE.search(before):
         return "third_party"
     if label in ("profile/city", "fact/relocation") and _TRIP.search(sent) and not _residence(text, sent, start, end):
         return "temporary"  # a trip is not where the user lives
