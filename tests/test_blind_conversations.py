@@ -18,6 +18,10 @@ quarantine_acc=0.975; rules alone in the same run: recall 0.382. A regression re
 Blind 8 (48 conversations, 24 zh / 24 en, two writers, written blind at the start of stop 22) —
 first, untouched runs (commit 183b3bf): b8a recall=0.707 kind_acc=0.677 pollution=0.019, b8b
 recall=0.784 kind_acc=0.76 pollution=0.053, no leaks. A regression report from now on.
+Blind 9 (48 conversations, two writers, written blind at the start of stop 22 and held back unopened
+until its end) — first, untouched run on that stop's final extraction (commit d989382): recall=0.804
+kind_acc=0.788 pollution=0.006, no leaks, quarantine_acc=1.0 (the stop's starting commit 183b3bf,
+same session: recall 0.742). Not yet tuned on.
 The knowledge chats: at most 3% of them may end with any stored item (issue 13).
 """
 import json
@@ -51,6 +55,7 @@ BLIND_SETS = [
     ("blind6_conversations.jsonl", 40, 0.65, 0.03, 0.97),
     ("blind7_conversations.jsonl", 40, 0.65, 0.035, 0.97),
     ("blind8_conversations.jsonl", 48, 0.7, 0.045, 0.95),
+    ("blind9_conversations.jsonl", 48, 0.72, 0.03, 0.97),
 ]
 
 
