@@ -219,3 +219,17 @@ def test_a_model_instruction_around_a_rule_preference_is_not_kept_beside_it():
 def test_a_move_with_no_date_still_says_where_the_user_lives():
     turn = candidates_extract([("跟你说一声，公司把俺调到驻马店片区了，以后常驻驻马店，不在商丘了。", AT)])[0]
     assert any(c.kind == "profile" and c.key == "city" and c.value == "驻马店" for c in turn.candidates), turn.candidates
+
+
+@pytest.mark.parametrize("text", ["Last night I joined a fantasy literature forum and had a great talk about my fave books.",
+                                  "I booked a flight ticket to Boston last week!",
+                                  "My colleagues and I went to a convention together last month."])
+def test_chit_chat_with_a_week_level_date_is_no_life_event(text):
+    # LoCoMo, once "last night" / "last week" resolved: the rules' bare "joined" and the model's
+    # trips were stored as job changes.
+    assert not [c for c in candidates_extract([(text, AT)])[0].candidates if c.kind == "fact"]
+
+
+def test_a_job_change_with_a_week_level_date_keeps_the_change():
+    found = candidates_extract([("I joined Zalando last week as a product manager.", AT)])[0].candidates
+    assert any(c.kind == "fact" and c.key.startswith("fact:job_change") for c in found)

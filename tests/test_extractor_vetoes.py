@@ -91,6 +91,7 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("empty_value", ("Salmon is my favorite food", "favorite food", "preference/diet"), ("Salmon is my favorite food", "Salmon", "preference/diet")),
     ("empty_value", ("我喜欢这个", "这个", "preference/hobby"), ("我喜欢钓鱼", "钓鱼", "preference/hobby")),
     ("cut_value", ("I love making jewelry", "making", "preference/hobby"), ("I love making jewelry", "making jewelry", "preference/hobby")),
+    ("cut_value", ("Please keep answers short.", "keep answers", "preference/instruction"), ("Please keep answers short.", "keep answers short", "preference/instruction")),
     ("short_value", ("俺是行政，在沈阳", "行", "profile/company"), ("我无辣不欢", "辣", "preference/diet")),
     ("no_answer_cue", ("Don't give up, keep going", "give up", "preference/instruction"), ("Always give me the number first", "number first", "preference/instruction")),
     ("no_answer_cue", ("那天心情很放松", "放松", "preference/tone"), ("回复我的时候轻松一点", "轻松一点", "preference/tone")),
@@ -142,6 +143,10 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("shape", ("Last night I joined a fantasy literature forum", "joined a fantasy literature forum", "fact/job_change"),
      ("I joined Zalando as a product manager last month", "Zalando", "fact/job_change")),
     ("shape", ("I joined last week", "joined", "fact/job_change"), ("上个月我跳槽去了美团", "美团", "fact/job_change")),
+    ("shape", ("My colleagues and I went to a convention together last month", "convention together", "fact/job_change"),
+     ("I joined Zalando last month as a product manager", "Zalando", "fact/job_change")),
+    ("shape", ("Three years ago I was also in Rio de Janeiro", "Rio de Janeiro", "fact/relocation"),
+     ("Three years ago I moved to Rio de Janeiro", "Rio de Janeiro", "fact/relocation")),
     ("shape", ("I started doing this a few years back", "few years", "profile/seniority"), ("I've been doing this about six years now", "six years", "profile/seniority")),
     # Blind 8 (after its untouched run)
     ("third_party", ("The registered pharmacist of the branch is off", "registered pharmacist", "profile/role"),

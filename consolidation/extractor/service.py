@@ -33,6 +33,7 @@ from ..extraction_rules import RULES_VERSION, extract_candidates
 from ..extraction_zh import _resolve_date_zh
 from . import model as M
 from .text import Span, sentences
+from . import vetoes as V
 from .vetoes import denied_in_turn, message_veto, negation, quoted_regions, span_veto, value_veto
 
 log = logging.getLogger("bizmemory.extraction")
@@ -244,6 +245,18 @@ def _rule_guard(text: str, cand: Candidate, quoted: list[Span]) -> str | None:
     if any(q.start <= pos < q.end for q in quoted):
         return "quoted"
     sent = next((s for s in sentences(text) if s.start <= pos < s.end), Span(0, len(text)))
+    if cand.kind == "fact" and key_name(kind=cand.kind, key=cand.key) in ("job_change", "relocation", "home"):
+        # The rules' events pass the model's event shapes too: "I joined a fantasy literature forum
+        # last night" is no job change (LoCoMo, once week-level dates resolved).
+        name = key_name(kind=cand.kind, key=cand.key)
+        if name == "job_change" and V.BARE_VERB.match(cand.value.strip()):
+            # The rules' bare "joined" / "跳槽" stands for the change itself (the employer may be a
+            # separate candidate); it only needs a job cue and no club or forum after it.
+            after = text[pos + len(cand.value):pos + len(cand.value) + 40].split(".")[0]
+            return "shape" if V.NOT_A_JOB.search(after) or not V.JOB_CUE.search(text[sent.start:sent.end]) else None
+        shape = value_veto(text, sent, pos, pos + len(cand.value), f"fact/{name}")
+        if shape in ("shape", "temporary"):
+            return shape
     label = f"{cand.kind}/x"
     veto = span_veto(text, sent, pos, pos + len(cand.value), label, quoted=quoted)
     return veto if veto in ("no_first_person", "reported_speech", "third_party") and cand.kind != "preference" else None

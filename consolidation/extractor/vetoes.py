@@ -103,6 +103,9 @@ _EMPTY_VALUE = re.compile(
 _GERUND_NEEDS_OBJECT = re.compile(
     r"^(?:going|doing|making|taking|getting|having|pushing|sinking|chatting|trying|looking|thinking|working|spending|using"
     r"|being|seeing|putting|keeping|giving|collaborating|unwinding|playing|watching|reading|listening|learning|building)$", re.I)
+# An instruction cut before what it asks: "keep answers" from "Please keep answers short".
+_VERB_ONLY_INSTRUCTION = re.compile(r"^(?:please\s+)?(?:keep|make|give|write|send|do)\s+(?:the\s+|your\s+|my\s+)?"
+                                    r"(?:answers?|replies|reply|responses?|it|them|things)$", re.I)
 _YOU_SUBJECT = re.compile(r"\b(?:you|your|you'?re|yours)\b|你(?!们公司)", re.I)
 
 
@@ -187,10 +190,13 @@ _WORK_CONTEXT = re.compile(r"工作|经验|干了|入行|从业|职级|级别|�
 # A home event names a home or a car; a job change is not a bare verb nor a club, forum or course
 # joined (LoCoMo/MSC out-of-domain runs: "bought a nice Merlot", "joined a gaming tournament").
 _HOME_VALUE = re.compile(r"房|屋|车|公寓|别墅|\b(?:house|home|flat|apartment|condo|place|car|townhouse|property|cottage|cabin)\b", re.I)
-_BARE_VERB = re.compile(r"^(?:joined|join|joining|started|start|moved|switched|left|quit|changed|got|new)$", re.I)
-_NOT_A_JOB = re.compile(r"\b(?:group|forum|club|programm?e?|tournament|community|meetup|league|choir|band|gym|class|classes|challenge"
+BARE_VERB = re.compile(r"^(?:joined|join|joining|started|start|moved|switched|left|quit|changed|got|new)$", re.I)
+NOT_A_JOB = re.compile(r"\b(?:group|forum|club|programm?e?|tournament|community|meetup|league|choir|band|gym|class|classes|challenge"
                         r"|competition|course|workshop|retreat|online|activist|volunteer\w*|support group|book club)\b"
                         r"|群|论坛|俱乐部|社团|比赛|兴趣班|课程|训练营", re.I)
+JOB_CUE = re.compile(r"join|start|promot|hired|new (?:job|role|position|employer)|offer|switch|transfer|became|made (?:me|head|lead)"
+                     r"|appointed|took over|moved (?:to|over|into|from)|入职|跳槽|升|调|转岗|转正|聘|提拔|当上|换工作|新工作|加入|进了?|去了", re.I)
+_MOVE_CUE = re.compile(r"\bmov(?:e|ed|ing)\b|relocat|transferred|settled|emigrat|immigrat|搬|迁|调到|调去|调回|落户|定居|安家|回到|来到", re.I)
 _AGE = re.compile(r"^\s*(?:old|of age|ago)\b|^\s*岁", re.I)
 _TRIP = re.compile(r"旅游|旅行|出差|度假|玩了|去玩|飞去|去过|\b(?:vacation|vacay|holiday|trip|tickets?|flights?|flew|fly(?:ing)?|travel\w*|visit\w*|tour\w*|getaway"
                    r"|layover|been to|was in|went to|yesterday|last (?:week|month|weekend)|performing|concert|gig)\b", re.I)
@@ -222,8 +228,11 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return "past"  # "I used to have a dog back in Michigan"; not after "现在/now": "一开始做销售，现在做产品"
     if label == "fact/home" and not _HOME_VALUE.search(value):
         return "shape"  # "bought a nice Merlot" is no home
-    if label == "fact/job_change" and (_BARE_VERB.match(value.strip()) or _NOT_A_JOB.search(value)):
-        return "shape"  # "joined" alone, "joined a fantasy literature forum"
+    if label == "fact/job_change" and (BARE_VERB.match(value.strip()) or NOT_A_JOB.search(value)
+                                       or not JOB_CUE.search(sent) or NOT_A_JOB.search(text[end:end + 40].split(".")[0])):
+        return "shape"  # "joined" alone, "joined a fantasy literature forum", "went to a convention together"
+    if label == "fact/relocation" and not _MOVE_CUE.search(sent):
+        return "shape"  # "Three years ago I was also in Rio de Janeiro" is no move
     if label == "profile/seniority" and not (_WORK_CONTEXT.search(sent) and not _AGE.search(text[end:end + 12])):
         return "shape"  # "thirty years old", "my youngest is almost 10 years old" are ages
     if label in ("preference/instruction", "preference/tone") and not (
@@ -261,7 +270,7 @@ def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> s
     sent = text[sentence.start:sentence.end]
     if _EMPTY_VALUE.match(value):
         return "empty_value"
-    if _GERUND_NEEDS_OBJECT.match(value):
+    if _GERUND_NEEDS_OBJECT.match(value) or _VERB_ONLY_INSTRUCTION.match(value):
         return "cut_value"
     if len(value) == 1 and not value.isascii() and label not in ("preference/diet", "preference/drink"):
         return "short_value"
