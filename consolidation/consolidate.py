@@ -72,7 +72,7 @@ from profiles.models import (
     ConfirmationRequest, ConfirmationStatus, ConsolidationProposal, MemoryItem, MemorySettings, ProposalStatus,
     SnapshotReason,
 )
-from profiles.taxonomy import CONFIRM_NAMES, key_spec
+from profiles.taxonomy import CONFIRM_NAMES, key_name, key_spec
 from profiles.versions import memory_version_read, snapshot_item_dict
 
 from .due import consolidation_due_mark
@@ -293,7 +293,7 @@ def _job_change_in_message(plan: _Plan, entry: JournalEntry) -> bool:
     """True when a ``fact:job_change`` entry of this run came from a message ``entry`` came from."""
     sources = set(entry.source_message_ids or [])
     return bool(sources) and any(
-        e.kind == "fact" and e.key.lower().split(":")[:2] == ["fact", "job_change"] and sources & set(e.source_message_ids or [])
+        e.kind == "fact" and key_name(kind="fact", key=e.key) == "job_change" and sources & set(e.source_message_ids or [])
         for e in plan.entries
     )
 

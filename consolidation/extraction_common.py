@@ -80,7 +80,7 @@ _ZH_DAYS_BACK = (
     (re.compile(r"昨天|昨日|昨晚|琴日|寻日|尋日|噚日|夜晚"), 1),
     (re.compile(r"这(?:周|星期|礼拜)|本周|今天|今日|今早|刚刚|刚才|(?:周|星期|礼拜)[一二三四五六日天]"), 0),
 )
-_ZH_N_BACK = re.compile(r"([一二两三四五六七八九十\d]{1,3})(?:天|日|个?(?:周|星期|礼拜))(?:之?前|以前)")
+_ZH_N_BACK = re.compile(r"([一二两三四五六七八九十\d]{1,3})(天|日|个?(?:周|星期|礼拜))(?:之?前|以前)")
 _EN_WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thurs?|fri|sat|sun"
 _EN_DAYS_BACK = (
     (re.compile(r"\bthe week before last\b"), 14),
@@ -102,12 +102,9 @@ def days_back_date(s: str, at: _dt.datetime, lang: str) -> tuple[_dt.date, str] 
     m = (_ZH_N_BACK if lang == "zh" else _EN_N_BACK).search(low)
     days = None
     if m:
-        if lang == "zh":
-            n = _zh_int(m.group(1)) or 0
-            days = n * (1 if m.group(0)[len(m.group(1))] in "天日" else 7)
-        else:
-            n = _EN_NUM.get(m.group(1)) or (int(m.group(1)) if m.group(1).isdigit() else 0)
-            days = n * (1 if m.group(2).startswith("day") else 7)
+        count, unit = m.group(1), m.group(2)
+        n = (_zh_int(count) if lang == "zh" else _EN_NUM.get(count) or (int(count) if count.isdigit() else 0)) or 0
+        days = n * (1 if unit[0] in "天日d" else 7)
     else:
         for rx, back in (_ZH_DAYS_BACK if lang == "zh" else _EN_DAYS_BACK):
             if rx.search(low):

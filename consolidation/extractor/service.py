@@ -33,8 +33,7 @@ from ..extraction_rules import RULES_VERSION, extract_candidates
 from ..extraction_zh import _resolve_date_zh
 from . import model as M
 from .text import Span, sentences
-from . import vetoes as V
-from .vetoes import denied_in_turn, message_veto, negation, quoted_regions, span_veto, value_veto
+from .vetoes import BARE_VERB, denied_in_turn, event_veto, message_veto, negation, quoted_regions, span_veto, value_veto
 
 log = logging.getLogger("bizmemory.extraction")
 
@@ -131,6 +130,8 @@ def _fact_date(sentence: str, lang: str, at: dt.datetime):
 _UNDATED_AS = {"fact/certificate": "profile/skill", "fact/graduation": "profile/education", "fact/relocation": "profile/city"}
 _CERT_SHAPE = re.compile(r"证|照|资格|认证|[0-9一二三四五六七八九十]级|cert\w*|licen[cs]\w*|diploma|qualif\w*|chartered|accredit\w*"
                          r"|^(?:[A-Z][A-Za-z0-9+.-]{1,10})(?:\s+[A-Z][A-Za-z0-9+.-]{1,10}){0,3}$", re.I)
+
+
 def _relabelled(span: M.ModelSpan, value: str, dated: bool) -> str:
     """The label a fact span is stored under when it has no time anchor (see above)."""
     if not dated and span.label in _UNDATED_AS:
@@ -143,8 +144,9 @@ def _relabelled(span: M.ModelSpan, value: str, dated: bool) -> str:
 def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list[Span], lang: str):
     """A candidate for one model span, or ``(None, veto_code)``."""
     value = _place_value(span.label, _clean_value(text[span.start:span.end]))
+    found = _fact_date(text[span.sentence.start:span.sentence.end], lang, at) if span.label.startswith("fact/") else None
     if span.label in _UNDATED_AS:
-        label = _relabelled(span, value, bool(_fact_date(text[span.sentence.start:span.sentence.end], lang, at)))
+        label = _relabelled(span, value, bool(found))
         if label != span.label:
             span = dataclasses.replace(span, label=label)
     spec = spec_for_label(span.label)
@@ -165,7 +167,6 @@ def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list
             value = _clean_value(_LEADING_CUE.sub("", value)) or value
     fact_date = prec = None
     if spec.kind == "fact":
-        found = _fact_date(text[span.sentence.start:span.sentence.end], lang, at)
         if not found:
             return None, "undated_fact"
         fact_date, prec = found
@@ -245,16 +246,15 @@ def _rule_guard(text: str, cand: Candidate, quoted: list[Span]) -> str | None:
     if any(q.start <= pos < q.end for q in quoted):
         return "quoted"
     sent = next((s for s in sentences(text) if s.start <= pos < s.end), Span(0, len(text)))
-    if cand.kind == "fact" and key_name(kind=cand.kind, key=cand.key) in ("job_change", "relocation", "home"):
+    name = key_name(kind=cand.kind, key=cand.key)
+    if cand.kind == "fact" and name in ("job_change", "relocation", "home"):
         # The rules' events pass the model's event shapes too: "I joined a fantasy literature forum
-        # last night" is no job change (LoCoMo, once week-level dates resolved).
-        name = key_name(kind=cand.kind, key=cand.key)
-        if name == "job_change" and V.BARE_VERB.match(cand.value.strip()):
-            # The rules' bare "joined" / "跳槽" stands for the change itself (the employer may be a
-            # separate candidate); it only needs a job cue and no club or forum after it.
-            after = text[pos + len(cand.value):pos + len(cand.value) + 40].split(".")[0]
-            return "shape" if V.NOT_A_JOB.search(after) or not V.JOB_CUE.search(text[sent.start:sent.end]) else None
-        shape = value_veto(text, sent, pos, pos + len(cand.value), f"fact/{name}")
+        # last night" is no job change (LoCoMo, once week-level dates resolved). The rules' bare
+        # "joined" / "跳槽" stands for the change itself (the employer may be a separate candidate).
+        label, end = f"fact/{name}", pos + len(cand.value)
+        if BARE_VERB.match(cand.value.strip()):
+            return event_veto(text, sent, pos, end, label, bare_verb_ok=True)
+        shape = value_veto(text, sent, pos, end, label)
         if shape in ("shape", "temporary"):
             return shape
     label = f"{cand.kind}/x"

@@ -226,13 +226,9 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
 
     if label.startswith("profile/") and label != "profile/seniority" and _PAST_STATE.search(_NOW_CUE.split(before)[-1]):
         return "past"  # "I used to have a dog back in Michigan"; not after "现在/now": "一开始做销售，现在做产品"
-    if label == "fact/home" and not _HOME_VALUE.search(value):
-        return "shape"  # "bought a nice Merlot" is no home
-    if label == "fact/job_change" and (BARE_VERB.match(value.strip()) or NOT_A_JOB.search(value)
-                                       or not JOB_CUE.search(sent) or NOT_A_JOB.search(text[end:end + 40].split(".")[0])):
-        return "shape"  # "joined" alone, "joined a fantasy literature forum", "went to a convention together"
-    if label == "fact/relocation" and not _MOVE_CUE.search(sent):
-        return "shape"  # "Three years ago I was also in Rio de Janeiro" is no move
+    event = event_veto(text, sentence, start, end, label)
+    if event:
+        return event
     if label == "profile/seniority" and not (_WORK_CONTEXT.search(sent) and not _AGE.search(text[end:end + 12])):
         return "shape"  # "thirty years old", "my youngest is almost 10 years old" are ages
     if label in ("preference/instruction", "preference/tone") and not (
@@ -253,6 +249,23 @@ _RESIDENCE_AFTER = re.compile(r"^\s*(?:这边|那边|本地|市|当地)?\s*(?:�
 def _residence(text: str, sent: str, start: int, end: int) -> bool:
     return bool(_RESIDENCE_SENT.search(sent) or (_RESIDENCE_BEFORE.search(text[max(0, start - 6):start])
                                                  and _RESIDENCE_AFTER.search(text[end:end + 16])))
+
+
+def event_veto(text: str, sentence: Span, start: int, end: int, label: str, *, bare_verb_ok: bool = False) -> str | None:
+    """``"shape"`` when the fact at ``text[start:end]`` (registry ``label``, read from ``sentence``)
+    lacks the shape of its event, else None: a home event names a home or a car ("bought a nice
+    Merlot" is none); a job change has a job cue, is no bare verb (unless ``bare_verb_ok``: the
+    rules' "joined" stands for the change) and no club, forum or course joined; a move has a move
+    word ("I was also in Rio" is none). Rule source: the LoCoMo / MSC out-of-domain runs (stop 22)."""
+    value, sent = text[start:end], text[sentence.start:sentence.end]
+    if label == "fact/home" and not _HOME_VALUE.search(value):
+        return "shape"
+    if label == "fact/job_change" and ((BARE_VERB.match(value.strip()) and not bare_verb_ok) or NOT_A_JOB.search(value)
+                                       or not JOB_CUE.search(sent) or NOT_A_JOB.search(text[end:end + 40].split(".")[0])):
+        return "shape"
+    if label == "fact/relocation" and not _MOVE_CUE.search(sent):
+        return "shape"
+    return None
 
 
 def _gazetteer_hit(value: str, names) -> bool:
