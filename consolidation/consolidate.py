@@ -245,6 +245,8 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
         # Dated facts are events: another relocation stands beside the first; only the same event
         # said again (a near-duplicate value) takes its place.
         replaced = [s for s in same_key if near_duplicate(s.item.value, entry.value, same_key=True)]
+    if entry.kind == "preference" and entry.operation == "set":
+        replaced += _style_instructions(plan, mkey, entry)
     if not replaced:
         fam = _family(entry.kind, mkey)
         replaced = [
@@ -287,6 +289,32 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
     ):
         plan.confirmations.append((mkey, same_key[0], new))
     plan.slots.append(new)
+
+
+# A standing instruction worded about one answer style belongs to that style: a new answer length
+# supersedes "give me super detailed answers" / "don't worry about length", a new format supersedes
+# "put it in a table". Rule source: blind 10 (stop 24), where "keep it short going forward" left
+# three instructions for long answers current.
+_STYLE_WORDS = {
+    "pref:answer_length": re.compile(r"\b(?:long|longer|short|shorter|length|brief|briefly|concise|detail|detailed|details|deep[ -]dives?"
+                                     r"|verbose|wordy|lines?|sentences?|words?|tl;?dr)\b|详细|简短|简洁|长|短|字数|篇幅|啰嗦|一句话", re.I),
+    "pref:format": re.compile(r"\b(?:tables?|bullets?|bullet points?|lists?|numbered|markdown|headings?|paragraphs?|plain text|prose)\b"
+                              r"|表格|列表|分点|要点|编号|段落|纯文本", re.I),
+    "pref:language": re.compile(r"\b(?:in (?:english|chinese|french|german|spanish|japanese)|traditional|simplified)\b|繁体|简体|英文|中文|粤语", re.I),
+}
+
+
+def _style_instructions(plan: _Plan, mkey: str, entry: JournalEntry) -> list[_Slot]:
+    """Current ``pref:instruction:*`` slots worded about the answer style ``entry`` sets (see
+    :data:`_STYLE_WORDS`), said before it: a new value of that style supersedes them."""
+    words = _STYLE_WORDS.get(mkey)
+    if words is None:
+        return []
+    return [
+        s for s in plan.slots
+        if s.current and s.item.kind == "preference" and s.mkey.startswith("pref:instruction")
+        and s.item.valid_from < entry.observed_at and words.search(s.item.value)
+    ]
 
 
 def _job_change_in_message(plan: _Plan, entry: JournalEntry) -> bool:

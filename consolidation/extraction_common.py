@@ -120,14 +120,15 @@ def days_back_date(s: str, at: _dt.datetime, lang: str) -> tuple[_dt.date, str] 
 _INJECTION_RE = re.compile(
     r"(写进|写入|存入|存进|记入|加入|保存到|记到)(你的)?(长期)?记忆|系统指令|系统提示词|以下为系统|忽略(之前|以上|前面|所有)的?(所有)?(指令|规则|设定)"
     r"|永久(记住|保存|存储)|开发者模式|越狱"
-    r"|system\s+(override|prompt|instruction)|ignore\s+(all\s+)?(previous|prior|above|earlier)\s+(instructions|rules)"
+    r"|system\s+(override|prompt|instruction)|(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?(?:your\s+|the\s+|my\s+|these\s+|those\s+)?(?:previous|prior|above|earlier|existing|original)\s+(?:instructions|rules|prompts?|guidelines)"
     r"|store\s+this\s+permanently|(add|write|save|commit)\s+(this|the following)\s+(to|in|into)\s+(your\s+)?(long[- ]term\s+)?memory"
     r"|remember\s+this\s+permanently|developer\s+mode|jailbreak|you\s+are\s+now\s+in"
     # claims of privilege dressed up as facts to remember
     r"|记住[：:，,\s]*(?:我|用户)(?:是|为)(?:超级|系统)?(?:管理员|admin|root|VIP|超管)|拥有(?:所有|全部|最高|管理员|超级)权限|以管理员身份"
     r"|remember\s+(?:that\s+)?(?:I\s+am|I'm|the\s+user\s+is)\s+(?:the\s+|an?\s+)?(?:admin|administrator|owner|root|superuser)"
     r"|the\s+user\s+is\s+(?:a\s+|an\s+|the\s+)?(?:verified\s+|trusted\s+)?(?:admin|administrator|superuser|vip)\b"
-    r"|\bhave\s+(?:admin|root|administrator)\s+(?:access|privileges|rights)\b"
+    r"|\bhave\s+(?:admin|root|administrator)\s+(?:access|privileges|rights)\b|\b(?:full|root|admin|administrator|superuser)\s+(?:admin\s+)?(?:access|privileges|rights)\b"
+    r"|\bsave\s+(?:it\s+|this\s+)?(?:in|to|into)\s+my\s+(?:profile|memory)\s+that\b"
     # claims of approval privileges that an assistant would act on ("所有报销单都可以直接批")
     r"|(?:都|均|全部|一律)可以直接(?:批|审批|通过|放行|报销|打款)|(?:审批|报销|签字)?权限(?:是|为)?(?:无上限|不受限|没有上限|最高)|免(?:审批|审核)权"
     r"|\bunlimited\s+(?:approval|spending|signing)\s+(?:authority|limits?|rights)\b|\bapprovals?\s+(?:are|is)\s+waived\b"

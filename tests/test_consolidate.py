@@ -369,3 +369,22 @@ def test_an_item_stored_under_a_bare_key_merges_with_its_topic(alice, t0):
     assert list(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == ["详细"]
     old.refresh_from_db()
     assert old.valid_until == t0 + dt.timedelta(days=1)
+
+
+def test_a_new_answer_style_supersedes_instructions_worded_about_that_style(alice, t0):
+    _entry(alice, "pref:instruction:go_deep", "go deep, long detailed write-ups welcome", t0, kind="preference")
+    _entry(alice, "pref:instruction:cite", "always cite the regulation", t0, kind="preference")
+    _entry(alice, "pref:instruction:tabular", "put comparisons in a table", t0, kind="preference")
+    consolidation_run(user_id=alice.pk, now=t0)
+    later = t0 + dt.timedelta(days=20)
+    _entry(alice, "pref:answer_length", "two or three sentences", later, kind="preference")
+    res = consolidation_run(user_id=alice.pk, now=later)
+    assert res.status == "done"  # a superseded instruction is a change, not a loss to hold
+    current = set(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True))
+    assert current == {"two or three sentences", "always cite the regulation", "put comparisons in a table"}
+    closed = MemoryItem.objects.get(user=alice, value__startswith="go deep")
+    assert closed.valid_until == later
+    _entry(alice, "pref:format", "plain paragraphs", later + dt.timedelta(days=1), kind="preference")
+    consolidation_run(user_id=alice.pk, now=later + dt.timedelta(days=1))
+    current = set(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True))
+    assert current == {"two or three sentences", "always cite the regulation", "plain paragraphs"}
