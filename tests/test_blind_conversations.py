@@ -22,6 +22,16 @@ Blind 9 (48 conversations, two writers, written blind at the start of stop 22 an
 until its end) — first, untouched run on that stop's final extraction (commit d989382): recall=0.804
 kind_acc=0.788 pollution=0.006, no leaks, quarantine_acc=1.0 (the stop's starting commit 183b3bf,
 same session: recall 0.742). Not yet tuned on.
+Blind 10 (48 conversations, three writers, written blind at the start of stop 24) — first,
+untouched run on the stop's starting commit e0dc513: recall=0.708 kind_acc=0.661 pollution=0.055,
+no leaks, quarantine_acc=1.0. Learned from in stop 24 (its misses briefed the zh8 / en8 corpus
+authors; lines close to its sentences were dropped from the corpus). A regression report from now on.
+Blind 11 (48 conversations, three other writers, written at the start of stop 24 and held back
+unopened until the stop's extraction was frozen) — first, untouched runs in one session: the stop's
+final extraction recall=0.661 kind_acc=0.633 pollution=0.059; the starting commit e0dc513 recall=0.665
+kind_acc=0.641 pollution=0.049; no leaks, quarantine_acc=0.979 on both. Three user turns carried an
+``expert`` (the replay contract refuses it) and had it removed before any run. The injection it
+found (after the untouched run) is now a message veto. A regression report from now on.
 The knowledge chats: at most 3% of them may end with any stored item (issue 13).
 """
 import json
@@ -56,6 +66,8 @@ BLIND_SETS = [
     ("blind7_conversations.jsonl", 40, 0.65, 0.035, 0.97),
     ("blind8_conversations.jsonl", 48, 0.7, 0.045, 0.95),
     ("blind9_conversations.jsonl", 48, 0.72, 0.03, 0.97),
+    ("blind10_conversations.jsonl", 48, 0.64, 0.065, 0.97),
+    ("blind11_conversations.jsonl", 48, 0.62, 0.07, 0.95),
 ]
 
 
