@@ -20,6 +20,7 @@ SPAN_CASES = [
     ("question", ("did you get my ICP form?", "ICP", "fact/certificate"), ("did my ICP upgrade two years ago, now eyeing MICA flight.", "ICP", "fact/certificate")),
     ("other_speaker", ("你住在上海吧", "上海", "profile/city"), ("以后公式你都用LaTeX写", "LaTeX", "preference/tool")),
     ("other_speaker", ("Your morning runs sound great, you live in Oahu", "Oahu", "profile/city"), ("I live in Oahu", "Oahu", "profile/city")),
+    ("other_speaker", ("Thank you! I'm sure you are a great nurse.", "nurse", "profile/role"), ("Thank you! I'm a nurse, you know.", "nurse", "profile/role")),
     ("hypothetical", ("如果我是产品经理，我会怎么排优先级", "产品经理", "profile/role"), ("我是产品经理，帮我排优先级", "产品经理", "profile/role")),
     ("hypothetical", ("Pretend I'm a CFO and review this", "CFO", "profile/role"), ("I'm the CFO here, review this", "CFO", "profile/role")),
     ("temporary", ("这周在成都出差，帮我订酒店", "成都", "profile/city"), ("我常驻成都，帮我订酒店", "成都", "profile/city")),
@@ -333,6 +334,8 @@ def test_a_hobby_needs_a_cue_that_governs_it(text, value, owned):
     ("小度，我现在特别无聊，我们说会话", "小度", "preference/answer_length", False),
     ("以后回答简短点", "简短点", "preference/answer_length", True),
     ("我表姐很爱烘焙，她有一个大烤箱", "表姐很爱烘焙", "preference/hobby", False),
+    ("我吃的面包是表姐做的，表姐很爱烘焙", "表姐很爱烘焙", "preference/hobby", False),
+    ("我周末爱去烘焙", "烘焙", "preference/hobby", True),
     ("我要去冲杯咖啡喝。", "要去冲杯咖啡喝", "preference/drink", False),
     ("我每天早上都喝咖啡。", "咖啡", "preference/drink", True),
 ])
