@@ -301,7 +301,7 @@ def test_a_change_of_title_is_the_role_now_or_a_dated_event(text, value, expecte
     ("我在北京一家CRO当CRA", "CRO", "profile/company", None),  # a Chinese sentence is never judged here
 ])
 def test_a_name_in_chit_chat_needs_work_or_place_words(text, value, label, expected):
-    from consolidation.extractor.vetoes import context_veto
+    from consolidation.extractor.context import context_veto
 
     start = text.index(value)
     assert context_veto(text, sentences(text)[0], start, start + len(value), label) == expected

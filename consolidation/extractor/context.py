@@ -13,7 +13,6 @@ from .text import FIRST_PERSON, Span, is_cjk
 # The answer-style keys: preferences about the assistant's output.
 ANSWER_STYLE = {"preference/instruction", "preference/format", "preference/tone", "preference/answer_length",
                 "preference/language", "preference/units", "preference/code_language"}
-_ANSWER_STYLE = ANSWER_STYLE
 
 
 # An employer or a home city is said with work or place words around it (LoCoMo / MSC out-of-domain
@@ -55,7 +54,7 @@ def context_veto(text: str, sentence: Span, start: int, end: int, label: str) ->
         return "no_work_cue"  # "fight for trans rights", "just low grade property damage"
     if label == "profile/role" and not _ROLE_NOUN_EN.search(value):
         return "shape"  # "Having support", "terrible", "Super Mario": no person's title
-    if label in _ANSWER_STYLE and not _TO_THE_ASSISTANT_EN.search(sent):
+    if label in ANSWER_STYLE and not _TO_THE_ASSISTANT_EN.search(sent):
         return "no_answer_cue"  # "some customers were perfectly polite", "conversations we used to have at the table"
     return None
 

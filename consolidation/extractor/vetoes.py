@@ -16,7 +16,7 @@ from profiles.taxonomy import REGISTRY
 from ..extraction_common import detect_injection
 from ..extraction_en import _EN_EMOTION, _EN_HYPO, _EN_STYLE_CUE, _EN_TEMP
 from ..extraction_zh import _ZH_EMOTION, _ZH_HYPO, _ZH_PLAN, _ZH_PREF_MARK, _ZH_QWORD, _ZH_QWORD_WEAK, _ZH_TEMP
-from .context import _ADDRESSEE_LABELS, ANSWER_STYLE as _ANSWER_STYLE, addressee, context_veto  # noqa: F401 (re-exported)
+from .context import _ADDRESSEE_LABELS, ANSWER_STYLE as _ANSWER_STYLE, addressee
 from .text import (
     FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, gazetteers, is_cjk, sentences, sub_clauses,
 )
