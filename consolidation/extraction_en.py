@@ -295,7 +295,13 @@ _EN_FACT_EVENTS = [
         r"\b(?:passed|cleared|got|earned|obtained|received|completed|achieved|been awarded|was awarded)\s+(?:my|the|an?|our)\s+(?:final\s+)?"
         r"(?P<n>(?-i:[A-Z][\w\-&/]*(?:\s+[A-Z][\w\-&/]*){0,3}))(?:\s+(?:exams?|certification|certificate|licen[cs]e|credential|qualification|designation))?\b"
         r"|\b(?:held|had)\s+(?:my|the|an?)\s+(?P<n2>(?-i:[A-Z][\w\-&/]*(?:\s+[A-Z][\w\-&/]*){0,2}))(?:\s+(?:certification|certificate|licen[cs]e|credential|charter|designation))?\s+since\b"
-        r"|\b(?:passed|cleared)\s+(?:my|the|an?)\s+(?:final\s+)?(?P<n3>[\w\-]+(?:\s+[\w\-]+){0,2}?)\s+(?:exams?|boards)\b", re.I)),
+        r"|\b(?:passed|cleared)\s+(?:my|the|an?)\s+(?:final\s+)?(?P<n3>[\w\-]+(?:\s+[\w\-]+){0,2}?)\s+(?:exams?|boards)\b"
+        # blind 12: "finished the Cornell revenue management certificate in November", "got through the higher
+        # rights of audience assessment last autumn", "cleared NISM Series XXI-A last month", "went chartered with the IMechE"
+        r"|\b(?:finished|completed|passed|got through|earned|obtained|did)\s+(?:my|the|an?)\s+(?P<n4>[\w\-&/.]+(?:\s+[\w\-&/.]+){0,4}?)"
+        r"\s+(?:certificate|certification|cert|course|assessment|diploma|accreditation|programme|program)\b"
+        r"|\b(?:passed|cleared)\s+(?P<n5>(?-i:[A-Z][A-Z0-9][\w\-&/]*(?:\s+[A-Z0-9][\w\-&/]*){0,3}))"
+        r"|\b(?:went|became|got)\s+chartered(?:\s+(?:with|by|through)\s+(?:the\s+)?(?P<n6>(?-i:[A-Z][\w\-&]+)))?", re.I)),
     ("job_change", re.compile(r"\b(?:joined|retired|got promoted|was promoted|started a new job|got a new job|changed jobs|switched jobs|went freelance|"
                               r"started (?:at|with) (?:this|the|a|my new) (?:company|firm|job|team)|started working (?:at|for|here))\b", re.I)),
 ]
@@ -563,6 +569,7 @@ def _en_fact(c: str, subj: str, at, out: list) -> None:
         if topic == "certificate":
             if member:
                 return
-            key = "fact:certificate:" + (m.group("n") or m.group("n2") or m.group("n3")).lower()
+            name = next((m.group(g) for g in ("n", "n2", "n3", "n4", "n5", "n6") if m.group(g)), "chartered")
+            key = "fact:certificate:" + name.lower()
         out.append(_cand("fact", key, value, "en", d[0], d[1]))
         return

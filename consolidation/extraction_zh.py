@@ -189,7 +189,10 @@ _ZH_FACT_EVENTS = [
     ("job_change", re.compile(r"入职|跳槽|转岗|升职|晋升|退休|换了?(?:份|个)?工作|离职|转行")),
     # certificates and professional exams passed: "我二月份刚拿到了报关水平测试的合格证书", "考完了准精算师的最后一门"
     ("certificate", re.compile(r"(?:考完|考过|考下|考出|通过|拿到|拿下|取得|考取|获得)了?(?P<n>[^，,。；了]{1,20}?)的?(?:全科)?"
-                               r"(?:合格证书?|资格证书?|证书|执业证|资格证|执照|驾照|考试|最后一门|全科|认证)")),
+                               r"(?:合格证书?|资格证书?|证书|执业证|资格证|执照|驾照|考试|最后一门|全科|认证)"
+                               # "我HCIE是去年年底才拿的" (blind 12): the certificate first, when it was won after
+                               r"|我的?(?P<n2>[A-Za-z][A-Za-z0-9+\-]{1,12}|[^，,。；我]{2,10}?(?:证|证书|执照|资格证?))"
+                               r"是[^，,。；]{0,10}?(?:拿|考|考下来|考出来|考过|拿到|考到|通过)的")),
 ]
 _ZH_CERT_NAME_BAD = re.compile(r"^(?:这个|那个|一个|个|了|这|那)?$")
 _ZH_RETRACT = re.compile(r"(?:不再|已经不|没再)(?P<v>负责|管|带|做|对接|是)(?P<o>[^，,。；]{2,20}?)了?$"
@@ -407,6 +410,8 @@ def _zh_fact(c: str, subj: str, at, out: list) -> None:
         if subj == "none" and not member and topic not in ("birth",):
             return
         ev = re.sub(r"(?<=[结领订离办])[了的]", "", m.group(0)) if topic == "marriage" else m.group(0)
+        if topic == "certificate" and m.group("n2"):
+            ev = re.sub(r"^我的?", "", ev)  # "HCIE是去年年底才拿的"
         if topic == "relocation":
             city = _ZH_CITY_RE.search(c, m.end()) or _ZH_PROV_RE.search(c, m.end())
             if city:
@@ -415,7 +420,7 @@ def _zh_fact(c: str, subj: str, at, out: list) -> None:
         value = member + ev
         key = "fact:" + topic + (":" + member if member else "")
         if topic == "certificate":
-            name = re.sub(r"^(?:刚|才|终于|已经|顺利)+", "", m.group("n"))
+            name = re.sub(r"^(?:刚|才|终于|已经|顺利)+", "", m.group("n") or m.group("n2"))
             if _ZH_CERT_NAME_BAD.match(name) or member:
                 return
             key = "fact:certificate:" + name.lower()

@@ -602,6 +602,11 @@ def test_examples_in_a_framework_and_a_language_are_two_preferences():
     ("I got engaged over the Easter weekend in April.", "engaged", dt.date(2025, 4, 1)),
     ("My daughter was born on 3 January.", "born", dt.date(2026, 1, 1)),
     ("We got married on 2023-09-16.", "married", dt.date(2023, 9, 1)),
+    # Blind 12 (after its untouched run)
+    ("Oh and put this somewhere: I finished the Cornell revenue management certificate in November.", "Cornell", dt.date(2025, 11, 1)),
+    ("Just to update, I cleared NISM Series XXI-A last month, so now I can pitch PMS products.", "NISM", dt.date(2026, 2, 1)),
+    ("Right, so I went chartered with the IMechE back in 2018.", "IMechE", dt.date(2018, 1, 1)),
+    ("好吧。我HCIE是去年年底才拿的，数通方向。", "HCIE", dt.date(2025, 1, 1)),
 ])
 def test_dated_certificates_and_life_events_are_facts(text, needle, date):
     facts = [c for c in ex(text) if c.kind == "fact"]
@@ -609,7 +614,8 @@ def test_dated_certificates_and_life_events_are_facts(text, needle, date):
 
 
 @pytest.mark.parametrize("text", ["He passed his driving test in March.", "I passed the salt.", "我考完了试，好累。",
-                                  "我同事去年拿到了CPA证书。"])
+                                  "我同事去年拿到了CPA证书。", "I finished the course materials for the team last week.",
+                                  "我这个是去年拿的快递。"])
 def test_no_certificate_fact_from_look_alikes(text):
     assert not [c for c in ex(text) if c.kind == "fact"], blob(ex(text))
 

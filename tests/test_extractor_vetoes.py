@@ -32,6 +32,9 @@ SPAN_CASES = [
      ("I have a masters in mechanical engineering", "mechanical engineering", "profile/education")),
     ("reported_speech", ("我听说他是名牌大学毕业的", "名牌大学", "profile/education"), ("我是名牌大学毕业的", "名牌大学", "profile/education")),
     ("reported_speech", ("I heard the new VP went to Harvard", "Harvard", "profile/education"), ("I went to Harvard", "Harvard", "profile/education")),
+    # Hearsay governs what follows it only (blind 12).
+    ("reported_speech", ("Apparently he got bumped to senior backend engineer", "senior backend engineer", "profile/role"),
+     ("I got bumped to senior backend engineer last month, which apparently means I own the postmortems", "senior backend engineer", "profile/role")),
     ("third_party", ("我同事是会计", "会计", "profile/role"), ("我是会计", "会计", "profile/role")),
     ("third_party", ("My wife is a nurse in Leeds", "nurse", "profile/role"), ("I am a nurse in Leeds", "nurse", "profile/role")),
     ("no_first_person", ("1956年出生，北京人，导演过很多电影", "北京", "profile/city"), ("我是北京人，帮我写简介", "北京", "profile/city")),
@@ -173,6 +176,16 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("no_answer_cue", ("以后的事情以后再说吧，一步一步来", "一步一步来", "preference/instruction"), ("以后你跟我说排故，一步一步列出来", "一步一步列出来", "preference/instruction")),
     ("no_answer_cue", ("先说清楚，招聘那摊事别找我", "招聘", "preference/tone"), ("话术别太生硬，亲切点", "亲切点", "preference/tone")),
     ("no_answer_cue", ("Always the same story with USD/lb", "USD/lb", "preference/instruction"), ("Always quote prices in USD/lb, never per kg", "quote prices in USD/lb", "preference/instruction")),
+    # Blind 12 (after its untouched run): a standing wish to "me" with the wish word in the value's own clause.
+    ("no_answer_cue", ("以后给我的文件都导出成docx，行里电脑打开PDF还得走审批", "行里电脑打开PDF还得走审批", "preference/instruction"),
+     ("以后给我的文件都导出成docx，行里电脑打开PDF还得走审批", "导出成docx", "preference/instruction")),
+    ("no_answer_cue", ("以后的事跟我的同事商量，累得要死", "累得要死", "preference/tone"),
+     ("以后跟我唠嗑别整那些客套话，有事直接说事儿", "直接说事儿", "preference/tone")),
+    ("no_answer_cue", ("From now on the trucks park on my lot", "the trucks park on my lot", "preference/instruction"),
+     ("For any vendor memo, just give me the three numbers that matter", "just give me the three numbers", "preference/instruction")),
+    ("no_answer_cue", ("Dollar figures rounded to whole thousands with a K. Sales went up.", "whole thousands", "preference/units"),
+     ("Dollar figures rounded to whole thousands with a K. That goes for any bid summary you give me.", "whole thousands", "preference/units")),
+    ("shape", ("我住南开区鞍山西道华苑小区", "鞍山", "profile/city"), ("我住在鞍山，上班在铁西", "鞍山", "profile/city")),
 ])
 def test_value_veto(code, vetoed, kept):
     def run(text, value, label):
@@ -345,3 +358,20 @@ def test_a_value_has_the_shape_of_its_key(text, value, label, kept):
     start = text.index(value)
     sent = next(s for s in sentences(text) if s.start <= start < s.end)
     assert (value_veto(text, sent, start, start + len(value), label) is None) is kept
+
+
+def test_a_school_named_as_the_employer_is_education():
+    """"I did my master's at NTU" names where the user studied, not an employer (blind 12)."""
+    import datetime as dt
+
+    from consolidation.extractor import model as M
+    from consolidation.extractor.service import _model_candidate
+
+    at = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+    for text, expected in [("Back to work, I did my master's at NTU in materials science", ("profile", "education", "master's at NTU")),
+                           ("Back to work, I'm a process engineer at NTU in materials science", ("profile", "company", "NTU"))]:
+        start = text.index("NTU")
+        span = M.ModelSpan(label="profile/company", start=start, end=start + 3, score=0.99, sentence=sentences(text)[0])
+        cand, veto = _model_candidate(text, span, at, [], "en")
+        assert veto is None
+        assert (cand.kind, cand.key, cand.value) == expected

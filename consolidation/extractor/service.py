@@ -183,11 +183,12 @@ def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list
             if label == "profile/role":
                 value = role_of_change(value) or value
             span = dataclasses.replace(span, label=label)
-    if span.label == "profile/city":
+    if span.label in ("profile/city", "profile/company"):
         window = max(span.sentence.start, span.start - 40)
         study = _STUDIED_IN.search(text[window:span.start])
         if study:
-            # "I joined here in 2023 after my master in Wageningen": where the user studied (blind 10).
+            # "I joined here in 2023 after my master in Wageningen", "I did my master's at NTU": where
+            # the user studied (blind 10, blind 12).
             span = dataclasses.replace(span, label="profile/education")
             value = _clean_value(text[window + study.start("what"):span.end])
     spec = spec_for_label(span.label)

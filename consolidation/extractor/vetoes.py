@@ -30,7 +30,7 @@ _UNSAFE_PREF = re.compile(
     rf"(?:always|every\s+(?:time|answer|reply|response)|from now on|each time|in every|by default|going forward|include)[^.!?\n]{{0,60}}?(?:{_SECRET})"
     rf"|(?:以后|每次|每个|所有|一律|总是|都要?|默认)[^。！？\n]{{0,30}}?(?:附上|带上|加上|输出|显示|告诉|透露|贴出|列出|包含|问我要|先问|索要|要)[^。！？\n]{{0,12}}?(?:{_SECRET})"
     r"|(?:ask|request)\s+(?:me\s+)?for\s+(?:my|the)\s+(?:password|pin|credentials|otp|verification code)"
-    r"|(?:always|every\s+(?:time|answer|reply)|from now on|include|add|append)[^.!?\n]{0,50}?(?:https?://|www\.|\blinks?\b|\burl\b)"
+    r"|(?:always|every\s+(?:time|answer|reply)|from now on|include|add|append)[^.!?\n]{0,50}?(?:https?://|www\.|\blinks?\b(?!\s+to\s+(?:the\s+|its\s+)?(?:source|original|underlying|relevant|official|cited)\b)|\burl\b)"
     r"|(?:以后|每次|所有|一律|总是|都)[^。！？\n]{0,30}?(?:附上|带上|加上|插入|放上)[^。！？\n]{0,12}?(?:链接|网址|https?://)"
     r"|never\s+(?:say|tell|reveal|admit|mention|disclose)[^.!?\n]{0,30}?(?:you(?:'re| are)\s+an?\s+(?:ai|bot|assistant)|ai\b)"
     r"|(?:pretend|act)\s+(?:to be|you(?:'re| are)|as)\s+(?:a\s+)?human|不要(?:说|承认|透露|告诉)[^。！？\n]{0,10}?(?:你是|自己是)\s*(?:AI|ai|机器人|人工智能)"
@@ -172,6 +172,27 @@ _ANSWER_OBJECT = re.compile(
     r"|\b(?:repl(?:y|ies)|answers?|respon(?:d|ses?)|write|writing|explain|explanations?|summar\w*|format\w*|lists?|tables?|bullets?"
     r"|code|examples?|sources?|cite|citations?|links?|emails?|drafts?|reports?|docs?|documents?|emojis?|jargon|tone|language|words?"
     r"|slides?|decks?|outlines?|translations?|preamble|caveats?|disclaimers?|details?|steps?|numbers?|figures?|headings?)\b", re.I)
+# Output words that count only with a wish word in the value's own clause (:func:`_wish_clause`):
+# "以后给示例默认用Go就行", "keep field names in English" (blind 12).
+_CLAUSE_OBJECT = re.compile(r"文件|导出|示例|客套|废话|寒暄|\b(?:files?|exports?|markups?|field names?|spreadsheets?|memos?)\b", re.I)
+# A standing wish addressed to the user's own exchanges names no output word but is one all the
+# same: "以后给我的文件都导出成docx", "以后跟我唠嗑别整那些客套话", "that goes for any bid summary you
+# give me" (blind 12). The standing word and the "me" (the answers given to the user) must both be there.
+_STANDING_TO_ME = re.compile(r"(?:以后|今后|往后|从今往后|默认|一律|每次|下次)[^。！？!?]{0,12}(?:给我|跟我|对我|回我|答我|帮我|我的)"
+                             r"|\b(?:from now on|going forward|in future|by default|every time|next time|that goes for|for (?:any|every|all))\b"
+                             r"[^.!?]{0,40}\b(?:(?:give|send|show|tell|write|reply|answer|explain)\w*\s+me|for me|to me|with me)\b", re.I)
+
+
+_STREET_AFTER = re.compile(r"[东西南北中]?(?:路|道|街|大街|大道|巷|胡同|弄|小区)")
+
+
+def _wish_clause(text: str, sentence: Span, start: int) -> bool:
+    """True when the value's own clause carries a wish word (:data:`_STRICT_INSTRUCTION`):
+    "导出成docx" in "以后给我的文件都导出成docx", not "行里电脑打开PDF还得走审批" beside it (blind 12)."""
+    clause = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
+    return bool(_STRICT_INSTRUCTION.search(text[clause.start:clause.end]))
+
+
 # Someone else's role: "The producer gave me advice", "my manager is ..." (not "I'm the producer").
 _OTHERS_ROLE_BEFORE = re.compile(r"(?<!i'm )(?<!i am )(?<!as )\b(?:the|my|our|his|her|their|your)\s+$", re.I)
 # "now I'm already the registered pharmacist": an adverb between "I'm" and "the" keeps it the user's.
@@ -225,6 +246,8 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return "temporary"  # a trip is not where the user lives
     if label in ("profile/city", "fact/relocation") and _ORIGIN_BEFORE.search(before):
         return "past"  # the origin of a move
+    if label == "profile/city" and _STREET_AFTER.match(text[end:end + 4]):
+        return "shape"  # "住南开区鞍山西道华苑小区": a street named after a city is no city (blind 12)
 
     if label.startswith("profile/") and label != "profile/seniority" and (
             _PAST_STATE.search(_NOW_CUE.split(before)[-1]) or _ORIGIN_STATE.search(re.split(r"[,，;；]", before)[-1])):
@@ -235,7 +258,8 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
     if label == "profile/seniority" and not (_WORK_CONTEXT.search(sent) and not _AGE.search(text[end:end + 12])):
         return "shape"  # "thirty years old", "my youngest is almost 10 years old" are ages
     if label in ("preference/instruction", "preference/tone") and not (
-            _STRICT_INSTRUCTION.search(sent) and _ANSWER_OBJECT.search(sent)):
+            (_STRICT_INSTRUCTION.search(sent) and _ANSWER_OBJECT.search(sent))
+            or (_wish_clause(text, sentence, start) and (_CLAUSE_OBJECT.search(sent) or _STANDING_TO_ME.search(sent)))):
         return "no_answer_cue"
     return None
 
@@ -300,9 +324,14 @@ def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> s
     if label in ("preference/hobby", "preference/drink", "preference/diet") and (
             _THIRD_ZH.search(value) or _KIN_VALUE.match(value) or _PLAN_VALUE.match(value)):
         return "plan" if _PLAN_VALUE.match(value) else "third_party"  # "表姐很爱烘焙", "要去冲杯咖啡喝"
-    if label in _ANSWER_STYLE and not (_STANDING_EN.search(sent) or _EN_STYLE_CUE.search(sent)
-                                       or _ZH_PREF_MARK.search(sent) or _ZH_ANSWER.search(sent)):
-        return "no_answer_cue"
+    if label in _ANSWER_STYLE:
+        # The cue may be in the next sentence: "Dollar figures rounded to whole thousands with a K.
+        # That goes for any bid summary you give me." (blind 12).
+        after = next((x for x in sentences(text) if x.start >= sentence.end), None)
+        window = sent + " " + (text[after.start:after.end] if after else "")
+        if not (_STANDING_EN.search(window) or _EN_STYLE_CUE.search(window) or _ZH_PREF_MARK.search(window)
+                or _ZH_ANSWER.search(window)):
+            return "no_answer_cue"
     shape = _shape_veto(text, sentence, start, end, label)
     if shape:
         return shape
@@ -416,7 +445,10 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
     if _ZH_HYPO.search(sent[: start - sentence.start + 1]) or _EN_HYPO.search(sent) or re.search(
             r"\b(?:pretend|role-?play|let'?s say|say i(?:'m| am))\b|扮演|假装", sent, re.I):
         return "hypothetical"
-    if _ZH_REPORTED.search(sent) or _EN_REPORTED.search(sent):
+    heard = text[sentence.start:start] + " " + clause
+    if _ZH_REPORTED.search(heard) or _EN_REPORTED.search(heard):
+        # Hearsay governs what follows it: "I heard he graduated from Tsinghua"; "I got bumped to senior
+        # backend engineer last month, which apparently means I own the postmortems" is the user's own (blind 12).
         return "reported_speech"
     if kind != "fact" and (_ZH_TEMP.search(clause) or _EN_TEMP.search(clause)):
         return "temporary"
