@@ -17,6 +17,10 @@ SPAN_CASES = [
     ("question", ("Should I move to Berlin?", "Berlin", "profile/city"), ("I live in Berlin, book me a desk", "Berlin", "profile/city")),
     ("question", ("你能用繁体字回我吗？", "繁体字", "preference/language"), ("你以后答我可不可以用繁体字？", "繁体字", "preference/language")),
     ("question", ("Can you reply in Spanish?", "Spanish", "preference/language"), ("Could you always reply in Spanish?", "Spanish", "preference/language")),
+    # Blind 12: "when you …" opening an instruction is a condition, not a question.
+    ("question", ("when is the Rust training?", "Rust", "preference/code_language"), ("when you show code give me Rust, not Python", "Rust", "preference/code_language")),
+    ("question", ("Could you give me a Swahili version?", "Swahili", "preference/language"),
+     ("Could you also give me a Swahili version when it's field material?", "Swahili", "preference/language")),
     ("question", ("did you get my ICP form?", "ICP", "fact/certificate"), ("did my ICP upgrade two years ago, now eyeing MICA flight.", "ICP", "fact/certificate")),
     ("other_speaker", ("你住在上海吧", "上海", "profile/city"), ("以后公式你都用LaTeX写", "LaTeX", "preference/tool")),
     ("other_speaker", ("Your morning runs sound great, you live in Oahu", "Oahu", "profile/city"), ("I live in Oahu", "Oahu", "profile/city")),
@@ -186,6 +190,13 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("no_answer_cue", ("Dollar figures rounded to whole thousands with a K. Sales went up.", "whole thousands", "preference/units"),
      ("Dollar figures rounded to whole thousands with a K. That goes for any bid summary you give me.", "whole thousands", "preference/units")),
     ("shape", ("我住南开区鞍山西道华苑小区", "鞍山", "profile/city"), ("我住在鞍山，上班在铁西", "鞍山", "profile/city")),
+    # A Chinese employer with no suffix, framed as one (blind 10-12).
+    ("shape", ("我是觉得淘天做得不好", "淘天", "profile/company"), ("背景：我在淘天做数据分析，P6", "淘天", "profile/company")),
+    ("shape", ("我自己是学社会工作的，写材料是短板", "学社会工作", "profile/company"), ("跳槽了，现在在华泰联合，还是干投行", "华泰联合", "profile/company")),
+    ("shape", ("I sold it to a classification society", "classification society", "profile/company"),
+     ("I'm a marine surveyor with a classification society, based in Halifax", "a classification society", "profile/company")),
+    ("no_like_cue", ("钓鱼是他唯一的爱好了", "钓鱼", "preference/hobby"), ("钓鱼是我唯一的爱好了，每个月都要去", "钓鱼", "preference/hobby")),
+    ("no_like_cue", ("Trail running is a brutal sport", "Trail running", "preference/hobby"), ("Trail running is basically my therapy", "Trail running", "preference/hobby")),
 ])
 def test_value_veto(code, vetoed, kept):
     def run(text, value, label):

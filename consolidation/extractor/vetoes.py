@@ -58,7 +58,7 @@ _PASTE_CUE = re.compile(
 )
 _QUOTES = re.compile(r"“[^”]{4,}”|\"[^\"]{4,}\"|「[^」]{4,}」|『[^』]{4,}』|‘[^’]{6,}’|(?<![A-Za-z])'[^'\n]{12,}'(?![A-Za-z])")
 
-_EN_QUESTION = re.compile(r"\?\s*$|^\s*(?:should|shall|can|could|would|do|does|did(?!\s+(?:my|our|a|an)\b)|am|is|are|was|were|will|have|has|how|what|why|which|where|who|when)\b[^.!]*$", re.I)
+_EN_QUESTION = re.compile(r"\?\s*$|^\s*(?:should|shall|can|could|would|do|does|did(?!\s+(?:my|our|a|an)\b)|am|is|are|was|were|will|have|has|how|what|why|which|where|who|when(?!\s+(?:you|u|i|we|it'?s|there'?s)\b))\b[^.!]*$", re.I)
 _EN_PLAN = re.compile(r"\b(?:planning to|plan to|going to|thinking (?:about|of)|considering|might|maybe|want to|wanna|hope to|hoping to|will try|someday|one day|eventually|until|till|through (?:friday|monday|the end)|let'?s|we (?:can|could|should)|shall we|would love to|i'?d love to)\b", re.I)
 _EN_WISH = re.compile(r"\b(?:i'?d like to|i would like to|i wish|wish i|i'?d love to get)\b", re.I)
 _ZH_OFFER = re.compile(r"要去|一起去|咱们去|我们去|去冲|想要|好想|改天")
@@ -82,7 +82,8 @@ _STANDING_EN = re.compile(r"\b(?:always|never|from now on|going forward|in futur
 _ZH_ANSWER = re.compile(r"回答|回复|答复|回我|答我|给我|跟我|对我|帮我|你|写|讲|解释|列|总结|格式|说话|用|发我|报告|文档|邮件|代码")
 # Preferences addressed to the assistant ("你都用LaTeX写"): "you" is the listener they direct.
 _DIRECTED = _ANSWER_STYLE | {"preference/tool"}
-_STANDING_REQUEST = re.compile(r"以后|今后|往后|从今往后|默认|一律|每次|\b(?:always|from now on|going forward|in future|in the future|by default|every time)\b", re.I)
+_STANDING_REQUEST = re.compile(r"以后|今后|往后|从今往后|默认|一律|每次|\b(?:always|from now on|going forward|in future|in the future|by default|every time"
+                               r"|keep|whenever|when (?:it'?s|it is|there'?s))\b", re.I)
 # Everyday likes need a liking or habit cue: "Salmon is my favorite food" is, "the food was great" is not.
 _LIKES = {"preference/hobby", "preference/diet", "preference/drink"}
 _LIKE_EN = re.compile(r"\b(?:like|likes|love|loves|enjoy|enjoys|into|fan of|favou?rite|prefer|hate|can'?t stand|usually|always|never"
@@ -152,11 +153,11 @@ _ORG = re.compile(r"(?-i:[A-Z])|公司|集团|银行|医院|工厂|厂|店|所|�
                   r"|^[\u4e00-\u9fff]{2,}(?:物流|快递|货运|航运|港务|保险|航空|证券|期货|信托|家居|家具|火锅|餐饮|酒楼|饭店|互娱|娱乐|游戏|科技|电子"
                   r"|能源|物业|地产|置业|传媒|文化|医药|药业|制药|生物|食品|酒店|汽车|电器|电气|机械|化工|钢铁|建工|建设|设计|咨询|律所|通信|电信|软件"
                   r"|农业|种业|纺织|服饰|环保|半导体|光电|水务|燃气|电力|矿业|投资|资本|百货|超市|商贸|贸易|实业|控股|股份|酒业|乳业|重工|制造|医疗"
-                  r"|影视|出版|广告|外贸|智能|材料|仪器|数据|网络科技|信息技术)$"
+                  r"|影视|出版|广告|外贸|智能|材料|仪器|数据|网络科技|信息技术|药房|大药房|快运|速运)$"
                   r"|\b(?:company|firm|bank|hospital|clinic|school|university|college|studio|agency|startup|start-up|store|shop"
                   r"|restaurant|factory|plant|lab|charity|ngo|council|ministry|government|consultancy|practice|group|co\.?|inc|ltd|llc|gmbh)\b", re.I)
 # An employer said by its type (SPEC: "一家券商", "a hospital"): "a gold mine", "an airline", "一家酒庄".
-_GENERIC_ORG = re.compile(r"(?:一家|一间|一所)\s*\S|\b(?:at|for|with|in)\s+an?\s+\w", re.I)
+_GENERIC_ORG = re.compile(r"(?:一家|一间|一所)\s*\S|\b(?:at|for|with|in|by)\s+an?\s+\w", re.I)
 # A school or major the sentence says was studied: "我是河南农大物流管理专业毕业的", "I did my M.Pharm from ...".
 _EDUCATION_CUE = re.compile(r"毕业|专业|就读|在读|读[了过的完]?(?:本科|硕士|博士|研究生|大学|书)?|学的|念的|拿的?(?:博士|硕士|学位|学士)|校友|留学"
                             r"|\b(?:graduated|graduate of|studied|study|degree|alumn\w*|did my|postdoc|phd|masters?|bachelor'?s?)\b", re.I)
@@ -184,6 +185,19 @@ _STANDING_TO_ME = re.compile(r"(?:以后|今后|往后|从今往后|默认|一�
 
 
 _STREET_AFTER = re.compile(r"[东西南北中]?(?:路|道|街|大街|大道|巷|胡同|弄|小区)")
+
+
+# A Chinese employer needs no suffix when the sentence frames it as one: "我在淘天做数据分析",
+# "我是蔚来智驾的感知算法工程师", "现在在华泰联合，还是干投行" (blind 10-12).
+_ZH_EMPLOYER_BEFORE = re.compile(r"(?:(?:我|俺|本人)[^，。,！？]{0,4}?|现在)(?:在|是|进了?|去了?|加入了?|入职了?|跳到了?|跳槽到了?|跳槽去了?|来到了?)\s*$")
+_ZH_EMPLOYER_AFTER = re.compile(r"^\s*(?:做|干|当|上班|工作|的|负责|搞|打工|实习|这边|那边|[，,]\s*(?:还是|现在|主要|负责|做|干|当|title))")
+
+
+def _employer_frame_zh(text: str, sentence: Span, start: int, end: int) -> bool:
+    if re.match(r"[学读念做干搞当]", text[start:end]):
+        return False  # "我是学社会工作的" is what the user studied, "我是做销售的" what they do
+    return bool(_ZH_EMPLOYER_BEFORE.search(text[max(sentence.start, start - 12):start])
+                and _ZH_EMPLOYER_AFTER.match(text[end:end + 10]))
 
 
 def _wish_clause(text: str, sentence: Span, start: int) -> bool:
@@ -234,7 +248,8 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return "shape"
     if label == "profile/skill" and not (_gazetteer_hit(value, ("code", "tech", "tool", "field")) or _SKILL_CUE.search(sent)):
         return "shape"
-    if label == "profile/company" and not (_ORG.search(value) or _GENERIC_ORG.search(text[max(0, start - 4):start + 4])):
+    if label == "profile/company" and not (_ORG.search(value.rstrip(" （(，,")) or _GENERIC_ORG.search(text[max(0, start - 6):start + 4])
+                                           or _employer_frame_zh(text, sentence, start, end)):
         return "shape"
     if label == "preference/tool" and not (_gazetteer_hit(value, ("code", "tech", "tool")) or _TOOL_CUE.search(sent)):
         return "shape"
@@ -337,7 +352,7 @@ def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> s
         return shape
     if label == "preference/hobby" and not _hobby_owned(text, sentence, start, end):
         return "no_like_cue"
-    if label in _LIKES:
+    if label in _LIKES and not (label == "preference/hobby" and _HOBBY_AFTER_EN.search(text[end:sentence.end])):
         # The cue may follow in the next sentence ("… a flat white with oat milk? That's the only coffee I drink.")
         after = next((x for x in sentences(text) if x.start >= sentence.end), None)
         window = sent + " " + (text[after.start:after.end] if after else "")
@@ -359,9 +374,9 @@ _HOBBY_BEFORE_EN = re.compile(
     r"|\bmy\s+(?:love|passion)\s+for|\bmy\s+(?:favou?rite\s+)?(?:hobby|hobbies|pastime)\s+(?:is|are|include)"
     r"|\bhobbies\s+(?:like|such as|include)|\bin my (?:free|spare) time,?\s+i\s+(?:\w+\s+)?)\s+(?:[\w'-]+\s+){0,2}$", re.I)
 _HOBBY_AFTER_EN = re.compile(r"^\s*(?:is|are|has been|have been|was)\s+(?:\w+\s+){0,2}(?:my|our)\s+(?:\w+\s+)?(?:passion|hobby|hobbies|thing"
-                             r"|favou?rite|life|jam|escape|happy place)\b", re.I)
+                             r"|favou?rite|life|jam|escape|happy place|therapy|outlet)\b", re.I)
 _HOBBY_BEFORE_ZH = re.compile(r"(?:喜欢|爱|热爱|最爱|迷上了?|沉迷|热衷于?|爱好是?|兴趣是|入坑|平时|业余|没事就|周末|每周|每天|常常|经常)[^，。,！？!?；;]{0,6}$")
-_HOBBY_AFTER_ZH = re.compile(r"^[^，。,]{0,4}是我(?:的)?(?:最大的|最爱的|一大)?(?:爱好|最爱|兴趣)")
+_HOBBY_AFTER_ZH = re.compile(r"^[^，。,]{0,4}是我(?:的)?(?:唯一的|最大的|最爱的|一大)?(?:爱好|最爱|兴趣)")
 _HOBBY_HABIT_EN = re.compile(r"\b(?:every (?:week|weekend|morning|evening|night|saturday|sunday)|(?:on|most) (?:weekends|saturdays|sundays)"
                              r"|weekends are for|on weekends|in my (?:free|spare) time|for fun|since (?:uni|college|school|i was a kid))\b", re.I)
 _NEGATED_VALUE = re.compile(r"^(?:never|not|no longer|don'?t|didn'?t|不|没|从不|从没)\b", re.I)
