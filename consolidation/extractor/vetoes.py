@@ -132,9 +132,9 @@ _SHAPE = {
     "profile/education": re.compile(r"大学|学院|学校|本科|硕士|博士|研究生|大专|学士|中专|高中|专业|MBA|EMBA|\b(?:university|college|school|institute"
                                     r"|polytechnic|academy|bachelor'?s?|master'?s?|ph\.?d|doctorate|degree|diploma|mba|msc|bsc|ba|ma|meng|beng"
                                     r"|major|minor in|graduate|tech)\b|(?-i:\b[A-Z]{2,6}\b)", re.I),
-    "profile/seniority": re.compile(r"\d|[一二三四五六七八九十两几多]+年|资深|高级|初级|中级|首席|实习|主管级|经理级|总监级|[职级]"
+    "profile/seniority": re.compile(r"\d|[一二三四五六七八九十两几多]+[来多余]?年|资深|高级|初级|中级|首席|实习|主管级|经理级|总监级|[职级]"
                                     r"|\b(?:senior|junior|principal|staff|lead|chief|head|entry|mid|intern|graduate|associate|director|vp"
-                                    r"|executive|manager level|years?|decades?)\b|\b[PLTMGE]\d", re.I),
+                                    r"|executive|manager level|years?|decades?|band\s*\d+)\b|(?<![A-Za-z])[PLTMGE]\d", re.I),
 }
 _SKILL_CUE = re.compile(r"会|熟悉|熟练|精通|掌握|擅长|懂|技术栈|证|执照|资格|持有?|用|\blicen[cs]\w*|\bcertificat\w*|\bwork(?:s|ing)?\s+(?:\w+ly\s+)?(?:in|with)\b|\b(?:know|knows|proficient|fluent|skilled|expert|experienced|experience"
                         r"|good at|good with|certified|background in|trained in|specialis[ez]|specializ|stack|use|using|write|writes|coding"
@@ -208,7 +208,7 @@ def _wish_clause(text: str, sentence: Span, start: int) -> bool:
 
 
 # Someone else's role: "The producer gave me advice", "my manager is ..." (not "I'm the producer").
-_OTHERS_ROLE_BEFORE = re.compile(r"(?<!i'm )(?<!i am )(?<!as )\b(?:the|my|our|his|her|their|your)\s+$", re.I)
+_OTHERS_ROLE_BEFORE = re.compile(r"(?<!i'm )(?<!i’m )(?<!im )(?<!i am )(?<!as )\b(?:the|my|our|his|her|their|your)\s+$", re.I)
 # "now I'm already the registered pharmacist": an adverb between "I'm" and "the" keeps it the user's.
 _OWN_ROLE_BEFORE = re.compile(r"\b(?:i'?m|i am|as)\s+(?:(?:already|now|still|also|just|officially|finally|currently)\s+)+(?:the|my|our)\s+$", re.I)
 _PAST_STATE = re.compile(r"以前|之前|曾经|原来|过去|当年|一开始|刚开始|起初|刚入行|刚工作"
@@ -220,9 +220,9 @@ _ORIGIN_STATE = re.compile(r"\b(?:where i'?m from|i'?m from|i am from|grew up|wa
 _NOW_CUE = re.compile(r"现在|目前|如今|\b(?:now|currently|these days|today)\b", re.I)
 # The place a move started from is not where the user lives now: "从长春搬过来", "moved from Lyon to Paris".
 _ORIGIN_BEFORE = re.compile(r"(?:从|自)\s*$|\b(?:from|left|leaving)\s+$", re.I)
-_WORK_CONTEXT = re.compile(r"工作|经验|干了|入行|从业|职级|级别|岗|资深|高级|初级|中级|这行|干这|做这|持证|执业|工龄|入职|(?:做|干|当)[^，。,]{0,8}(?:了|有)?[一二三四五六七八九十两几多\d]+年|现在是|"
+_WORK_CONTEXT = re.compile(r"工作|经验|干了|入行|从业|职级|级别|岗|升|晋升|评上|资深|高级|初级|中级|这行|干这|做这|持证|执业|工龄|入职|(?:做|干|当)[^，。,]{0,8}(?:了|有)?[一二三四五六七八九十两几多\d]+年|现在是|"
                           r"\bbeen (?:in|doing|at|with|working|on)\b|\bin (?:local |the )?(?:government|trade|trades|business)\b|\b(?:work\w*|experience|career|job|industry|field|role"
-                           r"|position|level|senior|junior|principal|staff|lead|intern|in (?:the )?(?:business|trade)|as an?)\b"
+                           r"|position|level|senior|junior|principal|staff|lead|intern|in (?:the )?(?:business|trade)|as an?|promot\w*|(?:my|a) band\s*\d+)\b"
                            r"|\byears?\s+(?:in|at|as|with|on)\b|年的?(?:经验|工龄)", re.I)
 # A home event names a home or a car; a job change is not a bare verb nor a club, forum or course
 # joined (LoCoMo/MSC out-of-domain runs: "bought a nice Merlot", "joined a gaming tournament").
