@@ -38,7 +38,7 @@ from profiles.taxonomy import LEARNED_LABELS
 
 from .text import NEGATION_CUE, RETRACT_CUE, Span, sentences, token_features, tokens
 
-MODEL_VERSION = "2026.12-m3"
+MODEL_VERSION = "2026.12-m4"
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 ARTIFACT = Path(__file__).resolve().parent / "model" / "extractor.joblib"
 CALIBRATION_FILES = ("cal1.jsonl",)
