@@ -200,6 +200,9 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
     ("shape", ("我家老大十来年没回来了", "十来年", "profile/seniority"), ("我干酒店这行十来年了，从行李员干上来的", "十来年", "profile/seniority")),
     ("shape", ("我买了个P7的镜头", "P7", "profile/seniority"), ("升P7了，晋升答辩上周过的", "P7", "profile/seniority")),
     ("shape", ("the bus is band 6 on the map", "band 6", "profile/seniority"), ("got my band 6 last spring so been deputy sister a yr now", "band 6", "profile/seniority")),
+    ("third_party", ("the Penang team can handle it, no need translator", "translator", "profile/role"),
+     ("I work as a translator for the Penang team", "translator", "profile/role")),
+    ("third_party", ("我们店最近在招收银员，帮我写个启事", "收银员", "profile/role"), ("我是店里的收银员，帮我写个启事", "收银员", "profile/role")),
     ("third_party", ("the shift supervisor at the depot is rude", "shift supervisor", "profile/role"),
      ("im the shift supervisor at the Roodepoort depot", "shift supervisor", "profile/role")),
 ])

@@ -210,6 +210,8 @@ def _wish_clause(text: str, sentence: Span, start: int) -> bool:
 # Someone else's role: "The producer gave me advice", "my manager is ..." (not "I'm the producer").
 _OTHERS_ROLE_BEFORE = re.compile(r"(?<!i'm )(?<!i’m )(?<!im )(?<!i am )(?<!as )\b(?:the|my|our|his|her|their|your)\s+$", re.I)
 # "now I'm already the registered pharmacist": an adverb between "I'm" and "the" keeps it the user's.
+_WANTED_ROLE_BEFORE = re.compile(r"\b(?:no need(?: for)?|need|needs|needed|looking for|hire|hiring|recruit\w*)\s+(?:an?\s+|the\s+|another\s+|new\s+)*$"
+                                 r"|(?:招|招聘|缺|需要|找)(?:一?个|几个|名)?$", re.I)
 _OWN_ROLE_BEFORE = re.compile(r"\b(?:i'?m|i am|as)\s+(?:(?:already|now|still|also|just|officially|finally|currently)\s+)+(?:the|my|our)\s+$", re.I)
 _PAST_STATE = re.compile(r"以前|之前|曾经|原来|过去|当年|一开始|刚开始|起初|刚入行|刚工作"
                          r"|\b(?:used to|back in|formerly|previously|lost my job|laid off|before (?:this|that|joining)"
@@ -257,6 +259,8 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return "shape"
     if label == "profile/role" and _OTHERS_ROLE_BEFORE.search(before) and not _OWN_ROLE_BEFORE.search(before):
         return "third_party"
+    if label == "profile/role" and _WANTED_ROLE_BEFORE.search(before):
+        return "third_party"  # "no need translator", "we're hiring a welder": someone else's job (blind 12)
     if label in ("profile/city", "fact/relocation") and _TRIP.search(sent) and not _residence(text, sent, start, end):
         return "temporary"  # a trip is not where the user lives
     if label in ("profile/city", "fact/relocation") and _ORIGIN_BEFORE.search(before):
