@@ -197,6 +197,8 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
      ("I'm a marine surveyor with a classification society, based in Halifax", "a classification society", "profile/company")),
     ("no_like_cue", ("钓鱼是他唯一的爱好了", "钓鱼", "preference/hobby"), ("钓鱼是我唯一的爱好了，每个月都要去", "钓鱼", "preference/hobby")),
     ("no_like_cue", ("Trail running is a brutal sport", "Trail running", "preference/hobby"), ("Trail running is basically my therapy", "Trail running", "preference/hobby")),
+    ("shape", ("I meditate before I run a big marathon and it helps me keep my stamina", "run a big marathon and it helps me keep my stamina", "profile/responsibility"),
+     ("I run the night shift and the weekend inbound at the depot", "the night shift and the weekend inbound", "profile/responsibility")),
     ("shape", ("我家老大十来年没回来了", "十来年", "profile/seniority"), ("我干酒店这行十来年了，从行李员干上来的", "十来年", "profile/seniority")),
     ("shape", ("我买了个P7的镜头", "P7", "profile/seniority"), ("升P7了，晋升答辩上周过的", "P7", "profile/seniority")),
     ("shape", ("the bus is band 6 on the map", "band 6", "profile/seniority"), ("got my band 6 last spring so been deputy sister a yr now", "band 6", "profile/seniority")),

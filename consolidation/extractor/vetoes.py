@@ -333,6 +333,8 @@ def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> s
         return "cut_value"
     if len(value) == 1 and not value.isascii() and label not in ("preference/diet", "preference/drink"):
         return "short_value"
+    if label == "profile/responsibility" and _CLAUSE_INSIDE.search(value):
+        return "shape"  # "run a big marathon and it helps me keep my stamina", "run and since I moved" (MSC, stop 26)
     if _CLAUSE_VALUE.match(value) or (label.startswith("profile/") and label != "profile/seniority" and not re.search(r"[^\W\d_]", value)):
         return "shape"  # a clause ("I'm not as huge of a fan of their food") or a bare number ("16") is no value
     if label == "profile/language" and not is_cjk(value) and re.sub(rf"(?i)\b(?:{_LANGUAGE_WORDS}|and|or|a|bit|of|some|little|fluent|native"
@@ -405,6 +407,7 @@ def _hobby_owned(text: str, sentence: Span, start: int, end: int) -> bool:
     return bool(is_cjk(value) and _HOBBY_BEFORE_ZH.search(before) and not _THIRD_ZH.search(before))
 
 
+_CLAUSE_INSIDE = re.compile(r"\b(?:and|but|since|because|so|or)\s+(?:it|i|i'?m|we|he|she|they|since|then)\b", re.I)
 _CLAUSE_VALUE = re.compile(r"^(?:i'?m|i am|i|we|we'?re|you|you'?re)\s+\w", re.I)
 _LENGTH_SHAPE = re.compile(r"短|长|详细|简|一句|几句|字|段|点|条|行|篇幅|啰嗦|\b(?:brief|briefly|short|shorter|long|longer|length|detail\w*|concise"
                            r"|lines?|sentences?|words?|paragraphs?|bullets?|tl;?dr|quick|deep|thorough|verbose|minimal|compact|summary"
