@@ -68,6 +68,7 @@ BLIND_SETS = [
     ("blind9_conversations.jsonl", 48, 0.72, 0.03, 0.97),
     ("blind10_conversations.jsonl", 48, 0.64, 0.065, 0.97),
     ("blind11_conversations.jsonl", 48, 0.62, 0.07, 0.95),
+    ("blind12_conversations.jsonl", 48, 0.72, 0.045, 0.95),
 ]
 
 
