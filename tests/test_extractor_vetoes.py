@@ -288,18 +288,21 @@ def test_a_dated_move_also_sets_the_city_and_a_team_move_the_department():
     assert not any(k == "fact:relocation" for _, k, _ in team)  # a team move is no relocation
 
 
-@pytest.mark.parametrize("text, place, expected", [
-    ("I started here in 2022 right after my masters in Leuven, so the stats part is fine", "Leuven", ("profile", "education", "masters in Leuven")),
-    ("I started here in 2022 and I live in Leuven, so the commute is fine", "Leuven", ("profile", "city", "Leuven")),
+@pytest.mark.parametrize("text, place, expected, label", [
+    ("I started here in 2022 right after my masters in Leuven, so the stats part is fine", "Leuven", ("profile", "education", "masters in Leuven"), "profile/city"),
+    ("I started here in 2022 and I live in Leuven, so the commute is fine", "Leuven", ("profile", "city", "Leuven"), "profile/city"),
+    # Blind 12: "I did my master's at NTU" names where the user studied, not an employer.
+    ("Back to work, I did my master's at NTU in materials science", "NTU", ("profile", "education", "master's at NTU"), "profile/company"),
+    ("Back to work, I'm a process engineer at NTU in materials science", "NTU", ("profile", "company", "NTU"), "profile/company"),
 ])
-def test_a_place_the_user_studied_in_is_education_not_city(text, place, expected):
+def test_a_place_the_user_studied_in_is_education_not_city(text, place, expected, label):
     import datetime as dt
 
     from consolidation.extractor import model as M
     from consolidation.extractor.service import _model_candidate
 
     start = text.index(place)
-    span = M.ModelSpan(label="profile/city", start=start, end=start + len(place), score=0.9, sentence=sentences(text)[0])
+    span = M.ModelSpan(label=label, start=start, end=start + len(place), score=0.9, sentence=sentences(text)[0])
     cand, veto = _model_candidate(text, span, dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc), [], "en")
     assert veto is None
     assert (cand.kind, cand.key, cand.value) == expected
@@ -379,20 +382,3 @@ def test_a_value_has_the_shape_of_its_key(text, value, label, kept):
     start = text.index(value)
     sent = next(s for s in sentences(text) if s.start <= start < s.end)
     assert (value_veto(text, sent, start, start + len(value), label) is None) is kept
-
-
-def test_a_school_named_as_the_employer_is_education():
-    """"I did my master's at NTU" names where the user studied, not an employer (blind 12)."""
-    import datetime as dt
-
-    from consolidation.extractor import model as M
-    from consolidation.extractor.service import _model_candidate
-
-    at = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
-    for text, expected in [("Back to work, I did my master's at NTU in materials science", ("profile", "education", "master's at NTU")),
-                           ("Back to work, I'm a process engineer at NTU in materials science", ("profile", "company", "NTU"))]:
-        start = text.index("NTU")
-        span = M.ModelSpan(label="profile/company", start=start, end=start + 3, score=0.99, sentence=sentences(text)[0])
-        cand, veto = _model_candidate(text, span, at, [], "en")
-        assert veto is None
-        assert (cand.kind, cand.key, cand.value) == expected

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .text import FIRST_PERSON, Span, is_cjk, sentences
+from .text import FIRST_PERSON, Span, is_cjk, with_next_sentence
 
 # The answer-style keys: preferences about the assistant's output.
 ANSWER_STYLE = {"preference/instruction", "preference/format", "preference/tone", "preference/answer_length",
@@ -54,12 +54,10 @@ def context_veto(text: str, sentence: Span, start: int, end: int, label: str) ->
         return "no_work_cue"  # "fight for trans rights", "just low grade property damage"
     if label == "profile/role" and not _ROLE_NOUN_EN.search(value):
         return "shape"  # "Having support", "terrible", "Super Mario": no person's title
-    if label in ANSWER_STYLE and not _TO_THE_ASSISTANT_EN.search(sent):
-        # The wish may be addressed in the next sentence: "Dollar figures rounded to whole thousands
-        # with a K. That goes for any bid summary you give me." (blind 12).
-        after = next((x for x in sentences(text) if x.start >= sentence.end), None)
-        if not (after and _TO_THE_ASSISTANT_EN.search(text[after.start:after.end])):
-            return "no_answer_cue"  # "some customers were perfectly polite", "conversations we used to have at the table"
+    # The wish may be addressed in the next sentence: "Dollar figures rounded to whole thousands with
+    # a K. That goes for any bid summary you give me." (blind 12).
+    if label in ANSWER_STYLE and not _TO_THE_ASSISTANT_EN.search(with_next_sentence(text, sentence)):
+        return "no_answer_cue"  # "some customers were perfectly polite", "conversations we used to have at the table"
     return None
 
 

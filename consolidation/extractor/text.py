@@ -50,6 +50,13 @@ def sentences(text: str) -> list[Span]:
     return out
 
 
+def with_next_sentence(text: str, sentence: Span) -> str:
+    """The text of ``sentence`` and of the sentence after it in ``text`` (one space between), for cues
+    that may follow the value: "… a flat white with oat milk? That's the only coffee I drink."."""
+    after = next((x for x in sentences(text) if x.start >= sentence.end), None)
+    return text[sentence.start:sentence.end] + " " + (text[after.start:after.end] if after else "")
+
+
 def sub_clauses(text: str, span: Span) -> list[Span]:
     """Split one sentence ``span`` of ``text`` at commas / colons / clause conjunctions."""
     out, pos = [], span.start

@@ -18,7 +18,8 @@ from ..extraction_en import _EN_EMOTION, _EN_HYPO, _EN_STYLE_CUE, _EN_TEMP
 from ..extraction_zh import _ZH_EMOTION, _ZH_HYPO, _ZH_PLAN, _ZH_PREF_MARK, _ZH_QWORD, _ZH_QWORD_WEAK, _ZH_TEMP
 from .context import _ADDRESSEE_LABELS, ANSWER_STYLE as _ANSWER_STYLE, addressee
 from .text import (
-    FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, gazetteers, is_cjk, sentences, sub_clauses,
+    FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, gazetteers, is_cjk, sub_clauses,
+    with_next_sentence,
 )
 
 # Preferences that direct an agent to leak or act are injections, whatever their wording: reveal
@@ -210,9 +211,10 @@ def _wish_clause(text: str, sentence: Span, start: int) -> bool:
 # Someone else's role: "The producer gave me advice", "my manager is ..." (not "I'm the producer").
 _OTHERS_ROLE_BEFORE = re.compile(r"(?<!i'm )(?<!i’m )(?<!im )(?<!i am )(?<!as )\b(?:the|my|our|his|her|their|your)\s+$", re.I)
 # "now I'm already the registered pharmacist": an adverb between "I'm" and "the" keeps it the user's.
+_OWN_ROLE_BEFORE = re.compile(r"\b(?:i'?m|i am|as)\s+(?:(?:already|now|still|also|just|officially|finally|currently)\s+)+(?:the|my|our)\s+$", re.I)
+# A role the user needs or hires is someone else's: "no need translator", "我们店在招收银员".
 _WANTED_ROLE_BEFORE = re.compile(r"\b(?:no need(?: for)?|need|needs|needed|looking for|hire|hiring|recruit\w*)\s+(?:an?\s+|the\s+|another\s+|new\s+)*$"
                                  r"|(?:招|招聘|缺|需要|找)(?:一?个|几个|名)?$", re.I)
-_OWN_ROLE_BEFORE = re.compile(r"\b(?:i'?m|i am|as)\s+(?:(?:already|now|still|also|just|officially|finally|currently)\s+)+(?:the|my|our)\s+$", re.I)
 _PAST_STATE = re.compile(r"以前|之前|曾经|原来|过去|当年|一开始|刚开始|起初|刚入行|刚工作"
                          r"|\b(?:used to|back in|formerly|previously|lost my job|laid off|before (?:this|that|joining)"
                          r"|started (?:out |off )?as|started off)\b", re.I)
@@ -348,8 +350,7 @@ def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> s
     if label in _ANSWER_STYLE:
         # The cue may be in the next sentence: "Dollar figures rounded to whole thousands with a K.
         # That goes for any bid summary you give me." (blind 12).
-        after = next((x for x in sentences(text) if x.start >= sentence.end), None)
-        window = sent + " " + (text[after.start:after.end] if after else "")
+        window = with_next_sentence(text, sentence)
         if not (_STANDING_EN.search(window) or _EN_STYLE_CUE.search(window) or _ZH_PREF_MARK.search(window)
                 or _ZH_ANSWER.search(window)):
             return "no_answer_cue"
@@ -360,8 +361,7 @@ def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> s
         return "no_like_cue"
     if label in _LIKES and not (label == "preference/hobby" and _HOBBY_AFTER_EN.search(text[end:sentence.end])):
         # The cue may follow in the next sentence ("… a flat white with oat milk? That's the only coffee I drink.")
-        after = next((x for x in sentences(text) if x.start >= sentence.end), None)
-        window = sent + " " + (text[after.start:after.end] if after else "")
+        window = with_next_sentence(text, sentence)
         if not (_LIKE_EN.search(window) or _LIKE_ZH.search(window)):
             return "no_like_cue"
     return None
