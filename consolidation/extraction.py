@@ -9,8 +9,11 @@ Mechanics (issue "Extraction that remembers the right things"):
 - **throttle**: ``always`` / ``throttled`` / ``never`` per deployment, overridable
   per user; ``throttled`` runs at most once per user per window unless the
   trigger is the session end.
-- **switches**: memory off, temporary or scheduled sessions, a disabled expert,
-  an expert excluded from extraction — no source.
+- **switches**: memory off, temporary or scheduled sessions, an expert excluded from extraction —
+  no source. A *disabled* expert gets no memory injected and its own answers are no source, but
+  what the user says in turns it handles still is (the eval README: disabled experts "must get no
+  memory injected and write none of their own"; only ``experts_excluded_from_extraction`` is "the
+  extraction-side source filter").
 - **sanitizer**: a user message with a PII hit goes to the quarantine (encrypted original); its
   other candidates are read from the text with the PII masked and journaled when they hold no
   masked character (the message itself is never a search source nor sent to an LLM). A message
@@ -156,8 +159,8 @@ def extraction_run(*, session_id: int, now: dt.datetime | None = None, trigger: 
         no_source.append("temporary_session")
     if session.kind == SessionKind.SCHEDULED:
         no_source.append("scheduled_session")
-    if session.agent.slug in disabled:
-        no_source.append("owner_expert_disabled")
+    if session.agent.slug in excluded:
+        no_source.append("owner_expert_excluded")
     if not no_source:
         if policy == "never":
             extraction_due_settle(session_id=session.pk, now=now, read_upto=None, parked=True)
@@ -300,11 +303,11 @@ def _read(messages, upto, answered_by, disabled, excluded, source) -> tuple[list
             source[m.pk] = not (m.expert_id and (m.expert.slug in disabled or m.expert.slug in excluded))
             continue
         expert = answered_by.get(m.pk) or None
-        if expert and (expert in disabled or expert in excluded):
-            # Both switches drop what the user says in turns that expert handled: the memory page
-            # promises "Off: <expert> receives none of it, and nothing you say in turns <expert>
-            # handles is remembered" (templates/profiles/switches.html). Blind writers read the
-            # eval README's "write none of their own" more narrowly; see the closing note of stop 22.
+        if expert and expert in excluded:
+            # "Keep what I tell <expert> out of memory" drops what the user says in turns that
+            # expert handled. Switching an expert off ("<expert> may use my memory") only stops
+            # injection and its own answers being a source: the user's words stay theirs
+            # (templates/profiles/switches.html; the eval README's two settings).
             continue
         hits = analyze(m.content, sensitive_words=words)
         if hits:

@@ -233,31 +233,42 @@ def test_a_run_whose_lease_was_taken_over_writes_nothing(db, t0, monkeypatch, me
         assert session.watermark == stored[1].pk
 
 
-def test_turns_answered_by_a_disabled_expert_write_no_memory_of_their_own(db, t0, alice):
-    # The memory page's promise for an expert switched off: "nothing you say in turns it handles is
-    # remembered" (templates/profiles/switches.html); the next turn, handled by the entry agent, is.
+def test_a_disabled_expert_writes_no_memory_of_its_own_but_the_users_words_stay_a_source(db, t0, alice):
+    # The eval README: disabled experts "must get no memory injected and write none of their own";
+    # only experts_excluded_from_extraction is the source filter (the test above). So the user's
+    # turn that the disabled expert answered is read; the expert's answer is no search source.
     memory_settings_update(user=alice, experts_disabled=["legal"])
     session, stored = post_turns(
         "alice", "s1",
-        [("user", PROFILE_TURN), ("assistant", "好的", "legal"), ("user", "以后回答尽量简短。"), ("assistant", "好")],
+        [("user", PROFILE_TURN), ("assistant", "好的，测试工程师", "legal"), ("user", "以后回答尽量简短。"), ("assistant", "好")],
         start=t0,
     )
     _run(session, t0)
-    assert list(JournalEntry.objects.values_list("kind", flat=True)) == ["preference"]
+    kinds = set(JournalEntry.objects.values_list("kind", flat=True))
+    assert kinds == {"profile", "preference"}
     from consolidation.models import Message
 
     sources = dict(Message.objects.filter(session=session).values_list("pk", "memory_source"))
-    assert sources[stored[0].pk] is False and sources[stored[2].pk] is True
+    assert sources[stored[0].pk] is True and sources[stored[1].pk] is False
+    assert sources[stored[2].pk] is True and sources[stored[3].pk] is True
 
 
-def test_a_session_owned_by_a_disabled_expert_writes_nothing_but_advances(db, t0, alice):
-    memory_settings_update(user=alice, experts_disabled=["legal"])
+def test_a_session_owned_by_an_excluded_expert_writes_nothing_but_advances(db, t0, alice):
+    memory_settings_update(user=alice, experts_excluded_from_extraction=["legal"])
     session, stored = post_turns("alice", "s1", [("user", PROFILE_TURN), ("assistant", "ok")], start=t0, agent="legal")
     res = _run(session, t0)
-    assert res.status == "skipped" and "owner_expert_disabled" in res.reasons
+    assert res.status == "skipped" and "owner_expert_excluded" in res.reasons
     assert not JournalEntry.objects.exists()
     session.refresh_from_db()
     assert session.watermark == stored[-1].pk
+
+
+def test_a_session_owned_by_a_disabled_expert_is_still_read(db, t0, alice):
+    memory_settings_update(user=alice, experts_disabled=["legal"])
+    session, _stored = post_turns("alice", "s1", [("user", PROFILE_TURN), ("assistant", "ok")], start=t0, agent="legal")
+    res = _run(session, t0)
+    assert res.status != "skipped"
+    assert JournalEntry.objects.filter(kind="profile").exists()
 
 
 def test_relative_dates_are_resolved_against_the_message_time(db, t0):
