@@ -216,6 +216,27 @@ def _pending_entries(user_id: int, cfg: dict, entry_ids: list[int] | None) -> tu
     return taken, batches
 
 
+# A one-value key ("latest": role, city, company…) is replaced by a newer statement. A model span
+# the classifier scored under this bar fills an empty key but never replaces a held value: on the
+# blind sets such spans were mostly junk ("昆山那家审完了" read as the city, role "短板",
+# "need translator") that overwrote a value said plainly earlier. A message that also says the
+# user changed jobs or moved ("刚升了区域经理", "I moved over to the Customer Operations division")
+# is a change, so its weak spans still replace. Scores are the classifier's
+# P(label) recorded in the stage ``model:<version>:<score>``; rules and the LLM refiner are exempt.
+WEAK_MODEL_SCORE = 0.5
+
+
+def _weak_model_entry(entry: JournalEntry) -> bool:
+    """True when ``entry`` came from the trained model with a score under :data:`WEAK_MODEL_SCORE`."""
+    parts = (entry.stage or "").split(":")
+    if len(parts) != 3 or parts[0] != "model":
+        return False
+    try:
+        return float(parts[2]) < WEAK_MODEL_SCORE
+    except ValueError:
+        return False
+
+
 def _touch(slot: _Slot, entry: JournalEntry) -> None:
     item = slot.item
     item.confirmed_at = max(item.confirmed_at, entry.observed_at)
@@ -241,6 +262,9 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
             return
     replaced = list(same_key)
     spec = key_spec(kind=entry.kind, key=mkey)
+    if same_key and spec is not None and spec.merge == "latest" and _weak_model_entry(entry) and not _job_change_in_message(
+            plan, entry, names=("job_change", "relocation")):
+        return  # a value the model was unsure of does not replace one already held (see below)
     if spec is not None and spec.merge == "event":
         # Dated facts are events: another relocation stands beside the first; only the same event
         # said again (a near-duplicate value) takes its place.
@@ -317,11 +341,12 @@ def _style_instructions(plan: _Plan, mkey: str, entry: JournalEntry) -> list[_Sl
     ]
 
 
-def _job_change_in_message(plan: _Plan, entry: JournalEntry) -> bool:
-    """True when a ``fact:job_change`` entry of this run came from a message ``entry`` came from."""
+def _job_change_in_message(plan: _Plan, entry: JournalEntry, names: tuple[str, ...] = ("job_change",)) -> bool:
+    """True when a fact entry of this run whose key name is in ``names`` (default ``job_change``)
+    came from a message ``entry`` came from."""
     sources = set(entry.source_message_ids or [])
     return bool(sources) and any(
-        e.kind == "fact" and key_name(kind="fact", key=e.key) == "job_change" and sources & set(e.source_message_ids or [])
+        e.kind == "fact" and key_name(kind="fact", key=e.key) in names and sources & set(e.source_message_ids or [])
         for e in plan.entries
     )
 

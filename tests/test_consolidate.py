@@ -10,10 +10,10 @@ from profiles.models import ConsolidationProposal, Snapshot
 from profiles.models import MemoryDocument, MemoryItem
 
 
-def _entry(user, key, value, at, kind="profile", text=None, tokens=5, op="set"):
+def _entry(user, key, value, at, kind="profile", text=None, tokens=5, op="set", stage="", sources=()):
     return JournalEntry.objects.create(
         user=user, kind=kind, key=key, value=value, text=text or f"{key}: {value}", observed_at=at,
-        created_at=at, tokens=tokens, operation=op,
+        created_at=at, tokens=tokens, operation=op, stage=stage, source_message_ids=list(sources),
     )
 
 
@@ -29,6 +29,29 @@ def test_latest_value_wins_and_history_is_kept(alice, t0):
     doc = MemoryDocument.objects.get(user=alice)
     assert "上海" in doc.markdown and "成都" not in doc.markdown
     assert not JournalEntry.objects.filter(status=JournalStatus.PENDING).exists()
+
+
+@pytest.mark.parametrize("stage, wins", [
+    ("model:2026.12-m5:0.43", "宁波"),   # an unsure model span ("昆山那家审完了") keeps the held city
+    ("model:2026.12-m5:0.91", "昆山"),   # a sure one replaces it
+    ("rule:r1", "昆山"),                 # rules are not scored: they replace as always
+])
+def test_an_unsure_model_span_does_not_replace_a_held_value(alice, t0, stage, wins):
+    _entry(alice, "city", "宁波", t0, stage="model:2026.12-m5:0.90")
+    _entry(alice, "city", "昆山", t0 + dt.timedelta(days=3), stage=stage)
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=3))
+    assert MemoryItem.objects.current().get(user=alice, key="city").value == wins
+
+
+def test_an_unsure_model_span_fills_an_empty_key_and_replaces_when_the_message_says_a_move(alice, t0):
+    _entry(alice, "role", "QA engineer", t0, stage="model:2026.12-m5:0.45")
+    _entry(alice, "city", "Dublin", t0, stage="rule:r1", sources=[1])
+    _entry(alice, "fact:relocation", "move to the Lisbon office", t0 + dt.timedelta(days=9), kind="fact", sources=[7],
+           stage="model:2026.12-m5:0.80")
+    _entry(alice, "city", "Lisbon", t0 + dt.timedelta(days=9), stage="model:2026.12-m5:0.48", sources=[7])
+    consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=9))
+    current = dict(MemoryItem.objects.current().filter(user=alice, kind="profile").values_list("key", "value"))
+    assert current == {"role": "QA engineer", "city": "Lisbon"}
 
 
 def test_the_same_value_twice_is_one_item(alice, t0):

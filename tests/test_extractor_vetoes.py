@@ -171,6 +171,8 @@ def test_a_negation_retracts_keeps_or_vetoes(text, value, label, expected):
      ("Three years ago I moved to Rio de Janeiro", "Rio de Janeiro", "fact/relocation")),
     ("shape", ("I started doing this a few years back", "few years", "profile/seniority"), ("I've been doing this about six years now", "six years", "profile/seniority")),
     # Blind 10: where the user comes from speaks for its own clause only.
+    ("past", ("started at Banksia two years ago after six years as a quantity surveyor with a tier 1 in Sydney", "Sydney", "profile/city"),
+     ("started at Banksia two years ago, six years as a quantity surveyor here in Sydney", "Sydney", "profile/city")),
     ("past", ("I'm from Ipoh originally", "Ipoh", "profile/city"), ("I'm from Ipoh, speak Hokkien and Tamil at home", "Tamil", "profile/language")),
     # Blind 8 (after its untouched run)
     ("third_party", ("The registered pharmacist of the branch is off", "registered pharmacist", "profile/role"),

@@ -217,7 +217,8 @@ _WANTED_ROLE_BEFORE = re.compile(r"\b(?:no need(?: for)?|need|needs|needed|looki
                                  r"|(?:招|招聘|缺|需要|找)(?:一?个|几个|名)?$", re.I)
 _PAST_STATE = re.compile(r"以前|之前|曾经|原来|过去|当年|一开始|刚开始|起初|刚入行|刚工作"
                          r"|\b(?:used to|back in|formerly|previously|lost my job|laid off|before (?:this|that|joining)"
-                         r"|started (?:out |off )?as|started off)\b", re.I)
+                         r"|started (?:out |off )?as|started off"
+                         r"|after (?:\w+ )?(?:years?|months?|stints?) (?:as|at|with|in|on)|spent (?:\w+ )?years (?:as|at|with|in))\b", re.I)
 # Where the user comes from speaks only for its own clause: "im from Penang, speak malay, english and
 # cantonese" still names the languages spoken (blind 10), while "I'm from Michigan" is no city.
 _ORIGIN_STATE = re.compile(r"\b(?:where i'?m from|i'?m from|i am from|grew up|was born)\b|老家|出生在|生在", re.I)
