@@ -11,7 +11,10 @@ Pipeline (the shape of Rasa NLU's: tokenizer → featurizers → classifier → 
 3. **span tagger** -- a linear-chain CRF (sklearn-crfsuite) with BIO tags per label over the
    sentence's tokens (:mod:`consolidation.extractor.text`); a span is kept when the classifier
    agrees on its label (≥ :data:`SPAN_THRESHOLD`); a label the classifier is sure of
-   (≥ :data:`FALLBACK_THRESHOLD`) with no Viterbi span takes the CRF's most probable span for it.
+   (≥ :data:`FALLBACK_THRESHOLD`) with no Viterbi span takes the CRF's most probable span for it;
+   when that CRF has none either (it memorises the corpus's values: "会计证" tags, "六西格玛绿带"
+   does not), a second, context tagger trained with value-masked copies (:func:`value_masked`)
+   places it from the words around it.
 
 Training reads the corpus (``corpus/*.jsonl``, format in ``corpus/SPEC.md``), holding the
 calibration author's file (:data:`CALIBRATION_FILES`) out, and is deterministic: the same corpus
@@ -38,7 +41,7 @@ from profiles.taxonomy import LEARNED_LABELS
 
 from .text import NEGATION_CUE, RETRACT_CUE, Span, sentences, token_features, tokens
 
-MODEL_VERSION = "2026.12-m4"
+MODEL_VERSION = "2026.12-m5"
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 ARTIFACT = Path(__file__).resolve().parent / "model" / "extractor.joblib"
 CALIBRATION_FILES = ("cal1.jsonl",)
@@ -155,8 +158,8 @@ class Extractor:
     load with :func:`load`. ``encode(list[str]) -> np.ndarray (n, 512)`` is the sentence encoder,
     given at construction or load (the worker shares its USE instance)."""
 
-    def __init__(self, *, tfidf, gate, clf, crf, labels, meta, encode=None):
-        self.tfidf, self.gate, self.clf, self.crf = tfidf, gate, clf, crf
+    def __init__(self, *, tfidf, gate, clf, crf, labels, meta, encode=None, crf_ctx=None):
+        self.tfidf, self.gate, self.clf, self.crf, self.crf_ctx = tfidf, gate, clf, crf, crf_ctx
         self.labels = list(labels)
         self.meta = dict(meta)
         self.encode = encode
@@ -168,8 +171,8 @@ class Extractor:
     def save(self, path: Path = ARTIFACT) -> None:
         """Write the artifact (joblib, compressed) and its metadata beside it (``.json``)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        state = {"tfidf": self.tfidf, "gate": self.gate, "clf": self.clf, "crf": self.crf, "labels": self.labels,
-                 "meta": self.meta}
+        state = {"tfidf": self.tfidf, "gate": self.gate, "clf": self.clf, "crf": self.crf, "crf_ctx": self.crf_ctx,
+                 "labels": self.labels, "meta": self.meta}
         joblib.dump(state, path, compress=("xz", 6))
         path.with_suffix(".json").write_text(json.dumps(self.meta, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
@@ -240,11 +243,24 @@ class Extractor:
                 seen.add(label)
             j = k
         fallback = FALLBACK_THRESHOLD if bar >= SPAN_THRESHOLD else RETRACT_FALLBACK_THRESHOLD
+        floor = FALLBACK_MARGINAL if bar >= SPAN_THRESHOLD else RETRACT_FALLBACK_MARGINAL
         sure = [lb for lb, p in probs.items() if p >= fallback and lb not in seen]
         if sure:
             marg = self.crf.predict_marginals_single(feats)
             for label in sure:
-                best = _best_run(marg, label, FALLBACK_MARGINAL if bar >= SPAN_THRESHOLD else RETRACT_FALLBACK_MARGINAL)
+                best = _best_run(marg, label, floor)
+                if best:
+                    a, b = best
+                    found.append(ModelSpan(label, toks[a][1], toks[b][2], float(probs[label]), s))
+                    seen.add(label)
+        # The context tagger (trained with value-masked copies, :func:`value_masked`) places a value
+        # the memorising tagger has never seen; it is asked only for the labels the classifier is
+        # sure of that the first tagger left without a span.
+        left = [lb for lb in sure if lb not in seen]
+        if left and self.crf_ctx is not None:
+            marg = self.crf_ctx.predict_marginals_single(feats)
+            for label in left:
+                best = _best_run(marg, label, floor)
                 if best:
                     a, b = best
                     found.append(ModelSpan(label, toks[a][1], toks[b][2], float(probs[label]), s))
@@ -271,6 +287,37 @@ def _best_run(marg: list[dict], label: str, floor: float) -> tuple[int, int] | N
 
 
 # --------------------------------------------------------------------------- training
+_IDENTITY = ("w=", "p3=", "s3=", "s2=", "jw=", "jwp=", "bg-=", "bg+=")
+
+
+def value_masked(feats: list[list[str]], tags: list[str]) -> list[list[str]]:
+    """A copy of one sentence's CRF features in which the value tokens (tag not ``O``) lose every
+    feature that names them: their own word, affixes, jieba word and bigrams, and their neighbours'
+    ``w±d`` / bigram features that point at them. Shape, gazetteer marks, jieba position, the
+    first-person flag and the sentence's labels stay.
+
+    Training on these copies beside the originals teaches the tagger where a value sits from its
+    context ("我前年考的 X", "passed X in november"), which is all it has for a value it has never
+    seen: an unseen word's identity features carry no weight at prediction time, exactly as here
+    (word-identity dropout for unseen entities; the CRF alone memorised the corpus's values).
+    Input: ``token_features`` output and the BIO tags, same length. Output: a new list."""
+    vals = {i for i, t in enumerate(tags) if t != "O"}
+    out = []
+    for i, f in enumerate(feats):
+        drop = set()
+        if i in vals:
+            drop.update(_IDENTITY)
+        for d in (-2, -1, 1, 2):
+            if i + d in vals:
+                drop.add(f"w{d}=")
+        if i - 1 in vals:
+            drop.add("bg-=")
+        if i + 1 in vals:
+            drop.add("bg+=")
+        out.append([x for x in f if not any(x.startswith(p) for p in drop)] if drop else list(f))
+    return out
+
+
 def train(rows: list[dict], *, encode, corpus_sha: str = "", progress=None) -> Extractor:
     """Train an :class:`Extractor` on corpus ``rows`` (dicts in the SPEC format).
 
@@ -307,9 +354,16 @@ def train(rows: list[dict], *, encode, corpus_sha: str = "", progress=None) -> E
     rnd.shuffle(neg)
     crf_set = pos + neg[: len(pos)]
     crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.01, c2=0.01, max_iterations=200, all_possible_transitions=True)
-    crf.fit([token_features(e.text, e.span, tokens(e.text, e.span), e.labels) for e in crf_set], [e.tags for e in crf_set])
+    X_crf = [token_features(e.text, e.span, tokens(e.text, e.span), e.labels) for e in crf_set]
+    y_crf = [e.tags for e in crf_set]
+    crf.fit(X_crf, y_crf)
     say("span tagger trained")
-    ext.clf, ext.crf = clf, crf
+    # The context tagger: the same sentences plus a value-masked copy of each labelled one.
+    crf_ctx = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.01, c2=0.01, max_iterations=200, all_possible_transitions=True)
+    crf_ctx.fit(X_crf + [value_masked(x, e.tags) for x, e in zip(X_crf, crf_set) if e.labels],
+                y_crf + [e.tags for e in crf_set if e.labels])
+    say("context span tagger trained")
+    ext.clf, ext.crf, ext.crf_ctx = clf, crf, crf_ctx
     ext.meta = {"version": MODEL_VERSION, "corpus_sha256": corpus_sha, "sentences": len(exs),
                 "labelled_sentences": len(pos), "labels": labels, "gate_threshold": GATE_THRESHOLD,
                 "span_threshold": SPAN_THRESHOLD, "fallback_threshold": FALLBACK_THRESHOLD}
@@ -321,4 +375,4 @@ def load(path: Path = ARTIFACT, *, encode=None) -> Extractor:
     ``manage.py train_extractor``)."""
     state = joblib.load(path)
     return Extractor(tfidf=state["tfidf"], gate=state["gate"], clf=state["clf"], crf=state["crf"],
-                     labels=state["labels"], meta=state["meta"], encode=encode)
+                     labels=state["labels"], meta=state["meta"], encode=encode, crf_ctx=state.get("crf_ctx"))
