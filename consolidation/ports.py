@@ -65,7 +65,8 @@ class ConversationPort:
         if session is None:
             return None
         # Turns extraction marked as no source (cleared by the user, quarantined PII, an excluded
-        # or disabled expert's, a scheduled session's) never reach an agent again (issue 14).
+        # expert's turns, a disabled expert's answers, a scheduled session's) never reach an agent
+        # again (issue 14).
         turns = Message.objects.filter(session=session).exclude(memory_source=False)
         recent = list(
             turns.filter(role__in=CONVERSATION_ROLES).order_by("-id").values_list("id", "role", "content")[:recent_max]

@@ -46,7 +46,7 @@ def session_index_refresh(*, user_id: int, batch: int = INDEX_BATCH) -> int:
 
     Indexes the user's own messages only (never assistant or tool turns, never the platform's
     system / developer prompts) that extraction marked as a memory source
-    (``Message.memory_source``: not memory-off, temporary, scheduled, disabled/excluded-expert,
+    (``Message.memory_source``: not memory-off, temporary, scheduled, excluded-expert,
     quarantined or cleared turns), one chunk per message (:func:`chunk_text`: PII masked, then
     the masking floor). Each batch of ``batch`` messages is one
     transaction, so an interrupted run resumes where it stopped. Raises
