@@ -78,6 +78,7 @@ from profiles.versions import memory_version_read, snapshot_item_dict
 from .due import consolidation_due_mark
 from .models import JournalEntry, JournalStatus
 from .policy import item_policy_violation, key_family, merge_key
+from .supersession import STYLE_WORDS, weak_model_stage
 
 __all__ = [
     "ConsolidationResult", "ProposalError", "consolidation_run", "proposal_approve", "proposal_reject", "near_duplicate",
@@ -216,27 +217,6 @@ def _pending_entries(user_id: int, cfg: dict, entry_ids: list[int] | None) -> tu
     return taken, batches
 
 
-# A one-value key ("latest": role, city, company…) is replaced by a newer statement. A model span
-# the classifier scored under this bar fills an empty key but never replaces a held value: on the
-# blind sets such spans were mostly junk ("昆山那家审完了" read as the city, role "短板",
-# "need translator") that overwrote a value said plainly earlier. A message that also says the
-# user changed jobs or moved ("刚升了区域经理", "I moved over to the Customer Operations division")
-# is a change, so its weak spans still replace. Scores are the classifier's
-# P(label) recorded in the stage ``model:<version>:<score>``; rules and the LLM refiner are exempt.
-WEAK_MODEL_SCORE = 0.5
-
-
-def _weak_model_entry(entry: JournalEntry) -> bool:
-    """True when ``entry`` came from the trained model with a score under :data:`WEAK_MODEL_SCORE`."""
-    parts = (entry.stage or "").split(":")
-    if len(parts) != 3 or parts[0] != "model":
-        return False
-    try:
-        return float(parts[2]) < WEAK_MODEL_SCORE
-    except ValueError:
-        return False
-
-
 def _touch(slot: _Slot, entry: JournalEntry) -> None:
     item = slot.item
     item.confirmed_at = max(item.confirmed_at, entry.observed_at)
@@ -262,7 +242,7 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
             return
     replaced = list(same_key)
     spec = key_spec(kind=entry.kind, key=mkey)
-    if same_key and spec is not None and spec.merge == "latest" and _weak_model_entry(entry) and not _job_change_in_message(
+    if same_key and spec is not None and spec.merge == "latest" and weak_model_stage(entry.stage) and not _job_change_in_message(
             plan, entry, names=("job_change", "relocation")):
         return  # a value the model was unsure of does not replace one already held (see below)
     if spec is not None and spec.merge == "event":
@@ -315,23 +295,10 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
     plan.slots.append(new)
 
 
-# A standing instruction worded about one answer style belongs to that style: a new answer length
-# supersedes "give me super detailed answers" / "don't worry about length", a new format supersedes
-# "put it in a table". Rule source: blind 10 (stop 24), where "keep it short going forward" left
-# three instructions for long answers current.
-_STYLE_WORDS = {
-    "pref:answer_length": re.compile(r"\b(?:long|longer|short|shorter|length|brief|briefly|concise|detail|detailed|details|deep[ -]dives?"
-                                     r"|verbose|wordy|lines?|sentences?|words?|tl;?dr)\b|详细|简短|简洁|长|短|字数|篇幅|啰嗦|一句话", re.I),
-    "pref:format": re.compile(r"\b(?:tables?|bullets?|bullet points?|lists?|numbered|markdown|headings?|paragraphs?|plain text|prose)\b"
-                              r"|表格|列表|分点|要点|编号|段落|纯文本", re.I),
-    "pref:language": re.compile(r"\b(?:in (?:english|chinese|french|german|spanish|japanese)|traditional|simplified)\b|繁体|简体|英文|中文|粤语", re.I),
-}
-
-
 def _style_instructions(plan: _Plan, mkey: str, entry: JournalEntry) -> list[_Slot]:
     """Current ``pref:instruction:*`` slots worded about the answer style ``entry`` sets (see
-    :data:`_STYLE_WORDS`), said before it: a new value of that style supersedes them."""
-    words = _STYLE_WORDS.get(mkey)
+    :data:`consolidation.supersession.STYLE_WORDS`), said before it: a new value of that style supersedes them."""
+    words = STYLE_WORDS.get(mkey)
     if words is None:
         return []
     return [
