@@ -242,7 +242,7 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
             return
     replaced = list(same_key)
     spec = key_spec(kind=entry.kind, key=mkey)
-    if same_key and spec is not None and spec.merge == "latest" and weak_model_stage(entry.stage) and not _job_change_in_message(
+    if same_key and spec is not None and spec.merge == "latest" and weak_model_stage(entry.stage) and not _fact_in_message(
             plan, entry, names=("job_change", "relocation")):
         return  # a value the model was unsure of does not replace one already held (see below)
     if spec is not None and spec.merge == "event":
@@ -275,7 +275,7 @@ def _apply_entry(plan: _Plan, entry: JournalEntry) -> None:
         if entry.kind == "fact" and near_duplicate(s.item.value, entry.value, same_key=True) and s.item.fact_date:
             new.item.fact_date = s.item.fact_date  # the same event said again keeps its date
     if entry.kind == "profile" and key_family(kind="profile", key=mkey) == "company" and (
-            same_key or _job_change_in_message(plan, entry)):
+            same_key or _fact_in_message(plan, entry)):
         # A new employer retires the duties the user stated for the old one (said before this
         # message); they are superseded by the change, not lost (the loss guard does not count them).
         # With no employer known before, the same message must say it is a change ("I joined
@@ -308,7 +308,7 @@ def _style_instructions(plan: _Plan, mkey: str, entry: JournalEntry) -> list[_Sl
     ]
 
 
-def _job_change_in_message(plan: _Plan, entry: JournalEntry, names: tuple[str, ...] = ("job_change",)) -> bool:
+def _fact_in_message(plan: _Plan, entry: JournalEntry, names: tuple[str, ...] = ("job_change",)) -> bool:
     """True when a fact entry of this run whose key name is in ``names`` (default ``job_change``)
     came from a message ``entry`` came from."""
     sources = set(entry.source_message_ids or [])

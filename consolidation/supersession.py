@@ -6,7 +6,7 @@ import re
 # the classifier scored under this bar fills an empty key but never replaces a held value: on the
 # blind sets such spans were mostly junk ("昆山那家审完了" read as the city, role "短板",
 # "need translator") that overwrote a value said plainly earlier. A message that also says the
-# user changed jobs or moved ("刚升了区域经理", "I moved over to the Customer Operations division")
+# user changed jobs or moved ("from april i move to the Lisbon office", a job_change or relocation fact from the same message)
 # is a change, so its weak spans still replace. Scores are the classifier's
 # P(label) recorded in the stage ``model:<version>:<score>``; rules and the LLM refiner are exempt.
 WEAK_MODEL_SCORE = 0.5

@@ -244,26 +244,20 @@ class Extractor:
             j = k
         fallback = FALLBACK_THRESHOLD if bar >= SPAN_THRESHOLD else RETRACT_FALLBACK_THRESHOLD
         floor = FALLBACK_MARGINAL if bar >= SPAN_THRESHOLD else RETRACT_FALLBACK_MARGINAL
-        sure = [lb for lb, p in probs.items() if p >= fallback and lb not in seen]
-        if sure:
-            marg = self.crf.predict_marginals_single(feats)
-            for label in sure:
-                best = _best_run(marg, label, floor)
-                if best:
-                    a, b = best
-                    found.append(ModelSpan(label, toks[a][1], toks[b][2], float(probs[label]), s))
-                    seen.add(label)
-        # The context tagger (trained with value-masked copies, :func:`value_masked`) places a value
-        # the memorising tagger has never seen; it is asked only for the labels the classifier is
-        # sure of that the first tagger left without a span.
-        left = [lb for lb in sure if lb not in seen]
-        if left and self.crf_ctx is not None:
-            marg = self.crf_ctx.predict_marginals_single(feats)
+        # A label the classifier is sure of with no Viterbi span takes the most probable run of the
+        # memorising tagger, else of the context tagger (trained with value-masked copies,
+        # :func:`value_masked`), which places values the first has never seen.
+        for tagger in (self.crf, self.crf_ctx):
+            left = [lb for lb, p in probs.items() if p >= fallback and lb not in seen]
+            if not left or tagger is None:
+                continue
+            marg = tagger.predict_marginals_single(feats)
             for label in left:
                 best = _best_run(marg, label, floor)
                 if best:
                     a, b = best
                     found.append(ModelSpan(label, toks[a][1], toks[b][2], float(probs[label]), s))
+                    seen.add(label)
         return found
 
 
@@ -353,13 +347,16 @@ def train(rows: list[dict], *, encode, corpus_sha: str = "", progress=None) -> E
     neg = [e for e in exs if not e.labels]
     rnd.shuffle(neg)
     crf_set = pos + neg[: len(pos)]
-    crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.01, c2=0.01, max_iterations=200, all_possible_transitions=True)
+    def new_crf():
+        return sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.01, c2=0.01, max_iterations=200, all_possible_transitions=True)
+
+    crf = new_crf()
     X_crf = [token_features(e.text, e.span, tokens(e.text, e.span), e.labels) for e in crf_set]
     y_crf = [e.tags for e in crf_set]
     crf.fit(X_crf, y_crf)
     say("span tagger trained")
     # The context tagger: the same sentences plus a value-masked copy of each labelled one.
-    crf_ctx = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.01, c2=0.01, max_iterations=200, all_possible_transitions=True)
+    crf_ctx = new_crf()
     crf_ctx.fit(X_crf + [value_masked(x, e.tags) for x, e in zip(X_crf, crf_set) if e.labels],
                 y_crf + [e.tags for e in crf_set if e.labels])
     say("context span tagger trained")
