@@ -1,26 +1,17 @@
-"""
-ASGI config for bizmemory project.
+"""The ASGI application (``bizmemory.asgi:application``; gunicorn serves the WSGI one).
 
-It exposes the ASGI callable as a module-level variable named ``application``.
-
-For more information on this file, see
-https://docs.djangoproject.com/en/5.2/howto/deployment/asgi/
+With DEBUG off it refuses to start on the development SECRET_KEY
+(:func:`bizmemory.conf.web_server_secret_key_check`).
 """
 
 import os
 
-from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
 from django.core.asgi import get_asgi_application
 
-from bizmemory.conf import secret_key_problem
+from bizmemory.conf import web_server_secret_key_check
 
 os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'bizmemory.settings')
 
-# A web server signs sessions, CSRF tokens and password-reset links: with DEBUG off it refuses to
-# start on the development key (bizmemory.conf.secret_key_problem). Commands and workers do not
-# load this module.
-if problem := secret_key_problem(debug=settings.DEBUG, secret_key=settings.SECRET_KEY):
-    raise ImproperlyConfigured(problem)
+web_server_secret_key_check()
 
 application = get_asgi_application()

@@ -509,12 +509,22 @@ def check_message(check_id: str, msg: str):
 def secret_key_problem(*, debug: bool, secret_key: str) -> str:
     """Why a web server must not start with ``secret_key`` ("" when it may): with ``debug`` off it
     must be set, and not to the development default that ships in this repository (anyone could
-    sign sessions and password-reset links with it). Used by ``bizmemory/wsgi.py`` / ``asgi.py``
-    (the server stops) and check bizmemory.E050 (``check --deploy`` fails)."""
+    sign sessions and password-reset links with it). Used by :func:`web_server_secret_key_check`
+    (the web server stops) and check bizmemory.E050 (``check --deploy`` fails)."""
     if debug or (secret_key and secret_key != INSECURE_DEV_SECRET_KEY):
         return ""
     return ("SECRET_KEY is not set and DEBUG is off: set SECRET_KEY (or SECRET_KEY_FILE) to a long random "
             "string; the development default is for DEBUG=true only.")
+
+
+def web_server_secret_key_check() -> None:
+    """Stop a web server (``bizmemory/wsgi.py``, ``asgi.py``, before the application is built) that
+    would sign sessions, CSRF tokens and password-reset links with a key :func:`secret_key_problem`
+    refuses: raises ``ImproperlyConfigured`` with its reason. Commands and workers do not call it."""
+    from django.conf import settings  # settings.py imports this module: read them only when called
+
+    if problem := secret_key_problem(debug=settings.DEBUG, secret_key=settings.SECRET_KEY):
+        raise ImproperlyConfigured(problem)
 
 
 def checks_of(name: str) -> list:

@@ -26,7 +26,7 @@ class PlatformAPIKeyAdmin(APIKeyModelAdmin):
 
 
 @admin.register(MemoryVector)
-class MemoryVectorAdmin(admin.ModelAdmin):
+class MemoryVectorAdmin(ReadOnlyAdmin):
     """The search index: derived data, rebuilt by services, never edited by hand."""
 
     list_display = ("user", "source", "kind", "item", "message_id", "model", "dim", "date")
@@ -36,15 +36,9 @@ class MemoryVectorAdmin(admin.ModelAdmin):
     exclude = ("embedding",)
     search_fields = ("user__username",)
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(LexicalPosting)
-class LexicalPostingAdmin(admin.ModelAdmin):
+class LexicalPostingAdmin(ReadOnlyAdmin):
     """The BM25 inverted index (one row per chunk and term): derived data, written with the vectors, read-only."""
 
     list_display = ("user", "source", "term", "tf", "vector")
@@ -52,12 +46,6 @@ class LexicalPostingAdmin(admin.ModelAdmin):
     list_select_related = ("user",)
     raw_id_fields = ("user", "vector")
     search_fields = ("user__username",)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Agent)

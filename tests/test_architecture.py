@@ -125,10 +125,30 @@ def test_no_product_file_is_over_600_lines(app):
     assert long == {}
 
 
-def test_no_product_function_is_over_80_lines():
+def _long_functions(limit=80):
+    """``path:line name (length)`` for every function or method longer than ``limit`` lines (its
+    ``def`` line to its last, decorators not counted) in the apps and the top-level scripts."""
+    paths = [*_product_files(), *sorted(ROOT.glob("*.py"))]
     long = []
-    for path in _product_files():
+    for path in paths:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > limit:
                 long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1})")
-    assert long == []
+    return long
+
+
+def test_it_finds_a_function_over_80_lines():
+    """The checker itself: an 81-line function is reported, an 80-line one and a long class are not."""
+    probe = ROOT / "audit" / "_function_length_probe.py"
+    eighty = "def eighty():\n" + "    x = 1\n" * 79
+    eighty_one = "class Long:\n    def long(self):\n" + "        x = 1\n" * 79 + "        return x\n"
+    probe.write_text(f"{eighty}\n\n{eighty_one}", encoding="utf-8")
+    try:
+        found = [f for f in _long_functions() if "_function_length_probe" in f]
+    finally:
+        probe.unlink()
+    assert found == ["audit/_function_length_probe.py:84 long (81)"], found
+
+
+def test_no_product_function_is_over_80_lines():
+    assert _long_functions() == []

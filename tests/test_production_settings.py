@@ -115,6 +115,14 @@ def test_the_quick_start_serves_without_a_key_with_debug_on(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.parametrize("debug,refused", [("false", True), ("true", False)])
+def test_the_asgi_application_refuses_the_development_key_as_the_wsgi_one_does(tmp_path, debug, refused):
+    env = production_env(tmp_path, SECRET_KEY_FILE=None, SECURE_SSL_REDIRECT="false", DEBUG=debug)
+    proc = subprocess.run([sys.executable, "-c", "import bizmemory.asgi"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert (proc.returncode != 0 and NO_KEY_MESSAGE in proc.stderr) is refused, proc.stderr
+
+
 @pytest.mark.parametrize("debug,key,refused", [
     (False, conf.INSECURE_DEV_SECRET_KEY, True), (False, "", True), (False, "k" * 50, False),
     (True, conf.INSECURE_DEV_SECRET_KEY, False),
