@@ -3,7 +3,7 @@
 A client holds one API key, and a key has one scope: the platform ingests with an ``ingest`` key,
 agents read with a ``read`` key, so a platform that does both makes two clients. Requests are
 retried on 429 (rate limit) and 503 (database unavailable), waiting what the server's
-``Retry-After`` says (else exponential backoff with jitter), with tenacity; a write is retried on
+``Retry-After`` says (else exponential backoff, full jitter), with tenacity; a write is retried on
 503 only when retrying cannot store anything twice (see :meth:`BizMemory.ingest`).
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from ._version import __version__
 from .errors import ConnectionFailed, RateLimited, ServiceUnavailable, api_error, retry_after_seconds
@@ -73,6 +73,7 @@ class BizMemory:
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(timeout=timeout)
         self.max_attempts, self.backoff, self.max_retry_wait = max(1, max_attempts), backoff, max_retry_wait
+        self._backoff = wait_random_exponential(multiplier=backoff, max=max_retry_wait)  # "full jitter"
 
     # ------------------------------------------------------------------ transport
 
@@ -117,7 +118,7 @@ class BizMemory:
         after = getattr(exc, "retry_after", None)
         if after is not None:
             return after
-        return wait_exponential_jitter(initial=self.backoff, max=self.max_retry_wait)(state)
+        return self._backoff(state)
 
     def _call(self, method: str, path: str, *, params: dict | None = None, body: dict | None = None,
               repeatable: bool = True) -> Any:
