@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import sys
 import time
+from types import SimpleNamespace
 
 import httpx
 import pytest
+
+from consolidation.models import Message
 
 from .conftest import ROOT, wait_for
 
@@ -59,7 +63,7 @@ def _pages(reader: BizMemory, **filters) -> list[list[int]]:
             return pages
 
 
-def test_the_client_ingests_and_reads_memory_through_the_running_stack(stack_factory, api_keys):
+def test_the_client_ingests_and_reads_memory_through_the_running_stack(stack_factory, api_keys, monkeypatch):
     st = stack_factory(BIZMEMORY_CONSOLIDATION_MIN_INTERVAL_SECONDS="0")
     with BizMemory(st.url, api_keys["ingest"]) as platform, BizMemory(st.url + "/api/v1/", api_keys["read"]) as reader:
         stored = platform.ingest(USER, "client-s1", TURNS, end_session=True)
@@ -103,6 +107,7 @@ def test_the_client_ingests_and_reads_memory_through_the_running_stack(stack_fac
         assert ended.session == "client-s1" and isinstance(ended.ended_at, dt.datetime)
 
         _the_model_calls_the_read_tools(reader, hit.id)
+    _the_readme_agent_loop_runs(st.url, api_keys, monkeypatch)
 
 
 def _the_model_calls_the_read_tools(reader: BizMemory, item_id: int) -> None:
@@ -126,6 +131,44 @@ def _the_model_calls_the_read_tools(reader: BizMemory, item_id: int) -> None:
                               ("memory_search", {"query": "x", "top_k": 99}, "top_k")):
         out = json.loads(tools.dispatch({"id": "c", "function": {"name": name, "arguments": json.dumps(args)}})["content"])
         assert out["error"]["field"] == field, (name, out)
+
+
+def _scripted_model(requests_seen: list):
+    """An OpenAI-shaped chat client that first calls memory_search, then answers from the tool result."""
+    call = SimpleNamespace(id="call_9", type="function",
+                           function=SimpleNamespace(name="memory_search", arguments='{"query": "Haskell"}'))
+
+    def create(*, model, messages, tools):
+        requests_seen.append({"messages": list(messages), "tools": tools})
+        tool_results = [m for m in messages if isinstance(m, dict) and m.get("role") == "tool"]
+        if not tool_results:
+            message = SimpleNamespace(content=None, tool_calls=[call])
+        else:
+            hits = json.loads(tool_results[-1]["content"])["hits"]
+            message = SimpleNamespace(content=f"You use {hits[0]['text']}.", tool_calls=None)
+        return SimpleNamespace(choices=[SimpleNamespace(message=message)])
+
+    return SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)))
+
+
+def _the_readme_agent_loop_runs(url: str, api_keys: dict, monkeypatch) -> None:
+    """The agent loop of clients/python/README.md, as written there, with a scripted model."""
+    readme = (ROOT / "clients" / "python" / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- agent-loop -->\s*```python\n(.*?)```\s*<!-- /agent-loop -->", readme, re.S).group(1)
+    for name, value in (("URL", url), ("INGEST_KEY", api_keys["ingest"]), ("READ_KEY", api_keys["read"])):
+        monkeypatch.setenv(f"BIZMEMORY_{name}", value)
+    namespace: dict = {}
+    exec(compile(block, "clients/python/README.md", "exec"), namespace)
+    seen, history = [], []
+    answer = namespace["agent_turn"](_scripted_model(seen), USER, "loop-s1", "What do I use at work?", history)
+
+    assert "Haskell" in answer and len(seen) == 2
+    assert "Manchester" in seen[0]["messages"][0]["content"]  # the context went into the system prompt
+    assert sorted(t["function"]["name"] for t in seen[0]["tools"]) == ["memory_get", "memory_search"]
+    assert seen[1]["messages"][-1]["tool_call_id"] == "call_9"
+    stored = list(Message.objects.filter(session__external_id="loop-s1").order_by("id").values_list("role", "content"))
+    assert stored == [("user", "What do I use at work?"), ("assistant", answer)]
+    assert len(history) == 2
 
 
 def _traced(log: list) -> httpx.Client:
