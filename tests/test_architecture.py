@@ -152,3 +152,28 @@ def test_it_finds_a_function_over_80_lines():
 
 def test_no_product_function_is_over_80_lines():
     assert _long_functions() == []
+
+
+CLIENT = ROOT / "clients" / "python" / "src" / "bizmemory_client"
+
+
+def test_the_python_client_stands_alone():
+    """clients/python installs on its own (pyproject: httpx and tenacity): it imports nothing of the
+    server, and holds to the product's sizes (files ≤ 600 lines, functions < 80)."""
+    import sys
+
+    allowed = {"httpx", "tenacity", "bizmemory_client"} | set(sys.stdlib_module_names)
+    wrong, long = [], []
+    for path in sorted(CLIENT.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                wrong += [f"{path.name}: {a.name}" for a in node.names if a.name.split(".")[0] not in allowed]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module.split(".")[0] not in allowed:
+                wrong.append(f"{path.name}: {node.module}")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 80:
+                long.append(f"{path.name}:{node.lineno} {node.name}")
+        if len(path.read_text(encoding="utf-8").splitlines()) > 600:
+            long.append(path.name)
+    assert wrong == [] and long == []
+    assert len(list(CLIENT.rglob("*.py"))) >= 5
