@@ -19,7 +19,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from bizmemory.api import ApiView, ErrorOut, ExternalIdField, FieldNotFound
+from bizmemory.api import ApiView, ErrorOut, ExternalIdField, FieldNotFound, QueryBooleanField
 
 from .mcp_server import tool_manifest
 from .models import MemoryDocument, MemoryItem, MemoryKind
@@ -56,7 +56,9 @@ class ReadQuery(serializers.Serializer):
     session = ExternalIdField(max_length=128, required=False,
                               help_text="Current session id, one of this user's (session ids are per user: "
                               "another user's id is unknown here, 404); a temporary session reads nothing.")
-    temporary = serializers.BooleanField(required=False, default=False, help_text="The caller is in a temporary session.")
+    temporary = QueryBooleanField(required=False, default=False,
+                                  help_text="The caller is in a temporary session (nothing is read): exactly true "
+                                  "or false, default false; anything else (1, yes, True) is a 400 naming temporary.")
 
 
 class ContextQuery(ReadQuery):
