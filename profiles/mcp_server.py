@@ -216,7 +216,8 @@ def bound_call(name: str, arguments: dict, *, username: str, agent_slug: str, ap
 
 
 def build_server(*, username: str, agent_slug: str, api_key: str):
-    """An ``mcp.server.mcpserver.MCPServer`` exposing exactly the three read
+    """An MCP server (``profiles.mcp_stdio.DrainingMCPServer``, the SDK's ``MCPServer`` whose stdio
+    transport answers every call received before stdin closes) exposing exactly the three read
     tools for the platform user ``username`` as ``agent_slug``, with the read-scope ``api_key``
     (:func:`bound_call`).
 
@@ -224,10 +225,11 @@ def build_server(*, username: str, agent_slug: str, api_key: str):
     must not run inside the event loop. A bad call returns an MCP tool error (``isError``).
     """
     from asgiref.sync import sync_to_async
-    from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
-    server = MCPServer(
+    from .mcp_stdio import DrainingMCPServer
+
+    server = DrainingMCPServer(
         name="bizmemory",
         instructions="Read-only long-term memory of the current user. Ignore memory irrelevant to the question.",
     )

@@ -197,3 +197,71 @@ def test_an_unknown_user_and_a_staff_login_get_a_user_with_no_memorys_answers(al
                               valid_from=t0, confirmed_at=t0)
     hits = bound_call("memory_search", {"query": "花生过敏"}, username="not-yet", agent_slug="main", api_key=key)["hits"]
     assert [h["text"] for h in hits] == ["我对花生过敏"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_calls_sent_just_before_stdin_closes_are_all_answered(alice, settings, t0):
+    """A client that writes its requests and closes stdin at once gets every answer, then the
+    server exits 0 (the SDK alone cancels in-flight calls at EOF: "Connection closed")."""
+    import subprocess
+
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER="hashing", EMBEDDER_DIM=256)
+    MemoryItem.objects.create(user=alice, kind="fact", key="allergy", value="花生", text="我对花生过敏",
+                              valid_from=t0, confirmed_at=t0)
+    _, key = PlatformAPIKey.objects.create_key(name="mcp", scope="read")
+    calls = [("memory_search", {"query": "花生过敏"}), ("memory_get", {}), ("memory_items", {"limit": 1}),
+             ("memory_search", {"query": "过敏"}), ("memory_get", {"item_id": 999999}), ("memory_items", {})]
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    lines += [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": n, "arguments": a}}
+              for i, (n, a) in enumerate(calls, start=1)]
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), "mcp_server", "--user", "alice", "--agent", "main"],
+        input="".join(json.dumps(m) + "\n" for m in lines), capture_output=True, text=True, timeout=120,
+        env=_server_env(settings.QUARANTINE_KEY, key), cwd=str(REPO),
+    )  # stdin is closed as soon as the requests are written
+    answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert sorted(answers) == list(range(len(calls) + 1)), proc.stdout[-2000:]
+    assert not any("error" in a for a in answers.values()), [a.get("error") for a in answers.values()]
+    results = {i: answers[i]["result"] for i in range(1, len(calls) + 1)}
+    assert json.loads(results[1]["content"][0]["text"])["hits"][0]["text"] == "我对花生过敏"
+    assert results[5]["isError"] and "item_id: no memory item 999999" in results[5]["content"][0]["text"]
+
+
+def test_end_of_input_waits_only_for_requests_still_owed_an_answer():
+    """The relay under the stdio server: answered and cancelled requests are not waited for; one
+    never answered holds the end of input back only until the timeout."""
+    import anyio
+    from mcp.shared.message import SessionMessage
+    from mcp_types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+
+    from profiles.mcp_stdio import answered_before_eof
+
+    def request(i):
+        return SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=i, method="tools/call", params={}))
+
+    async def run(frames, answer_ids, timeout):
+        client_send, transport_reads = anyio.create_memory_object_stream(10)
+        transport_writes, client_recv = anyio.create_memory_object_stream(10)
+        for frame in frames:
+            client_send.send_nowait(frame)
+        client_send.close()  # the client has closed stdin
+        start = anyio.current_time()
+        with anyio.fail_after(10):
+            async with answered_before_eof(transport_reads, transport_writes, timeout=timeout) as (reads, writes):
+                async with writes:  # a server loop that answers only answer_ids
+                    async for item in reads:
+                        if isinstance(item.message, JSONRPCRequest) and item.message.id in answer_ids:
+                            await writes.send(
+                                SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result={})))
+        took = anyio.current_time() - start
+        return took, [m.message.id async for m in client_recv]  # the relay closed the transport's output
+
+    cancel = SessionMessage(JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled",
+                                                params={"requestId": 2}))
+    took, answered = anyio.run(run, [request(1), request(2), cancel], {1}, 30.0)
+    assert answered == [1] and took < 5  # 2 was cancelled by the client: not waited for
+    took, answered = anyio.run(run, [request(1), request(2)], {1}, 1.0)
+    assert answered == [1] and 1.0 <= took < 5  # 2 is never answered: given up after the timeout
