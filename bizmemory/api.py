@@ -135,6 +135,31 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+NOT_A_QUERY_BOOLEAN = "must be true or false (lowercase; not 1/0, yes/no or True/False)"
+
+
+class QueryBooleanField(serializers.BooleanField):
+    """A query-string flag: exactly ``true`` or ``false``. DRF's ``BooleanField`` also reads
+    ``yes``, ``on``, ``1`` and ``True`` as true (and ``no``, ``0``, ``False`` as false), so a
+    typo or another convention silently chose a meaning; ingest's JSON flags
+    (:class:`StrictBooleanField`) already refuse anything but ``true`` / ``false``. ``1`` / ``0``
+    are refused too: the same spelling as the JSON body, one way to say it. Anything else is a
+    400 naming the field, an empty value (``?temporary=``) included. The OpenAPI type stays
+    ``boolean`` (serialised ``true`` / ``false``)."""
+
+    def get_value(self, dictionary):
+        # DRF's BooleanField reads an absent or empty form/query value as False before validation;
+        # here absent means the default and empty is a value to refuse.
+        return dictionary.get(self.field_name, serializers.empty)
+
+    def to_internal_value(self, data):
+        if data == "true":
+            return True
+        if data == "false":
+            return False
+        raise serializers.ValidationError(NOT_A_QUERY_BOOLEAN, code="invalid")
+
+
 class AwareDateTimeField(serializers.DateTimeField):
     """An ISO 8601 date-time string with a time zone (``Z`` or an offset). A naive one is a 400:
     DRF would read it in the server's time zone, which the platform cannot know."""

@@ -10,39 +10,30 @@ explicit input and output serializers; the OpenAPI schema is at ``/api/v1/schema
 
 from __future__ import annotations
 
-import base64
-import binascii
-
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
-from bizmemory.api import ApiView, ErrorOut, ExternalIdField, FieldNotFound
+from bizmemory.api import ApiView, ErrorOut, ExternalIdField, FieldNotFound, QueryBooleanField
 
 from .mcp_server import tool_manifest
-from .models import MemoryDocument, MemoryItem, MemoryKind
+from .models import MemoryItem, MemoryKind
 from .permissions import ApiKeyRateThrottle, HasReadKey, require_agent_allowed
 from .search import memory_search
 from .ports import conversations
 from .readers import (
-    nobody_access_reason,
+    ITEMS_LIMIT_DEFAULT,
+    ITEMS_LIMIT_MAX,
+    cursor_decode,
+    memory_get_answer,
+    memory_items_answer,
     nobody_context,
-    nobody_document,
-    nobody_item,
-    nobody_items_page,
     nobody_search,
     platform_user,
 )
-from .selectors import (
-    SessionNotFound,
-    memory_access_reason,
-    memory_context,
-    memory_document_get,
-    memory_item_get,
-    memory_items_page,
-)
+from .selectors import SessionNotFound, memory_context
 
 
 class ReadQuery(serializers.Serializer):
@@ -56,7 +47,9 @@ class ReadQuery(serializers.Serializer):
     session = ExternalIdField(max_length=128, required=False,
                               help_text="Current session id, one of this user's (session ids are per user: "
                               "another user's id is unknown here, 404); a temporary session reads nothing.")
-    temporary = serializers.BooleanField(required=False, default=False, help_text="The caller is in a temporary session.")
+    temporary = QueryBooleanField(required=False, default=False,
+                                  help_text="The caller is in a temporary session (nothing is read): exactly true "
+                                  "or false, default false; anything else (1, yes, True) is a 400 naming temporary.")
 
 
 class ContextQuery(ReadQuery):
@@ -129,7 +122,8 @@ class MemoryItemOut(serializers.Serializer):
 
 
 class MemoryGetOut(serializers.Serializer):
-    reason = serializers.CharField()
+    reason = serializers.CharField(help_text="ok, no_memory (the document is empty), or why memory is not read "
+                                   "(memory_off, temporary_session, expert_off).")
     text = serializers.CharField(allow_blank=True)
     from_line = serializers.IntegerField()
     to_line = serializers.IntegerField()
@@ -138,24 +132,15 @@ class MemoryGetOut(serializers.Serializer):
     item = MemoryItemOut(allow_null=True)
 
 
-def _cursor_encode(before_id: int) -> str:
-    return base64.urlsafe_b64encode(f"b{before_id}".encode()).decode().rstrip("=")
-
-
 class CursorField(serializers.CharField):
-    """The opaque ``next_cursor`` of a previous page; decodes to the id the next page starts below."""
+    """The opaque ``next_cursor`` of a previous page; decodes to the id the next page starts below
+    (``profiles.readers.cursor_decode``, shared with the MCP ``memory_items`` tool)."""
 
     def to_internal_value(self, data):
-        raw = super().to_internal_value(data)
         try:
-            if len(raw) > 32:
-                raise ValueError(raw)
-            text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
-            if text.startswith("b") and text[1:].isdigit() and int(text[1:]) >= 1 and raw == _cursor_encode(int(text[1:])):
-                return int(text[1:])
-        except (binascii.Error, UnicodeDecodeError, ValueError):
-            pass
-        raise ValidationError("invalid cursor; pass next_cursor of the previous page unchanged")
+            return cursor_decode(super().to_internal_value(data))
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from exc
 
 
 class MemoryItemsQuery(ReadQuery):
@@ -163,7 +148,8 @@ class MemoryItemsQuery(ReadQuery):
     key = serializers.CharField(max_length=64, required=False, trim_whitespace=False,
                                 help_text="Only items of this key (e.g. city), compared exactly.")
     cursor = CursorField(required=False, help_text="next_cursor of the previous page.")
-    limit = serializers.IntegerField(min_value=1, max_value=100, default=50, help_text="Items per page (1-100).")
+    limit = serializers.IntegerField(min_value=1, max_value=ITEMS_LIMIT_MAX, default=ITEMS_LIMIT_DEFAULT,
+                                     help_text=f"Items per page (1-{ITEMS_LIMIT_MAX}).")
 
 
 class MemoryItemsOut(serializers.Serializer):
@@ -282,8 +268,9 @@ class MemoryGetView(_ReadView):
     """GET /api/v1/memory — the ``memory_get`` tool: MEMORY.md, a line range of it, or one item.
 
     Query: ``MemoryGetQuery`` (``item_id`` or ``from_line``/``to_line``, 1-based inclusive).
-    Returns ``MemoryGetOut``. An unknown, superseded or another user's ``item_id`` → 404
-    (field ``item_id``).
+    Returns ``MemoryGetOut``, the body ``profiles.readers.memory_get_answer`` computes (the MCP
+    tool returns the same): ``reason`` ``ok``, ``no_memory`` for an empty document, or why memory
+    is not read. An unknown, superseded or another user's ``item_id`` → 404 (field ``item_id``).
     """
 
     query_serializer = MemoryGetQuery
@@ -291,29 +278,14 @@ class MemoryGetView(_ReadView):
     @extend_schema(operation_id="memory_get", parameters=[MemoryGetQuery], responses={200: MemoryGetOut, **READ_ERRORS})
     def get(self, request):
         data, user, temporary = self.read_args(request)
-        empty = {"text": "", "from_line": 0, "to_line": 0, "total_lines": 0, "version": 0, "item": None}
-        if user is None:
-            reason = nobody_access_reason(temporary=temporary)
-        else:
-            reason = memory_access_reason(user=user, agent_slug=data["agent"], temporary=temporary)
-        if reason:
-            return Response(MemoryGetOut({**empty, "reason": reason}).data)
-        if data.get("item_id"):
-            try:
-                if user is None:
-                    item = nobody_item(item_id=data["item_id"])
-                else:
-                    item = memory_item_get(user=user, item_id=data["item_id"])
-            except MemoryItem.DoesNotExist as exc:
-                raise FieldNotFound("unknown memory item", field="item_id") from exc
-            doc_version = MemoryDocument.objects.filter(user=user).values_list("version", flat=True).first() or 0
-            return Response(MemoryGetOut(
-                {**empty, "reason": "ok", "text": item["text"], "item": item, "version": doc_version}
-            ).data)
-        lines = {"from_line": data.get("from_line"), "to_line": data.get("to_line")}
-        doc = nobody_document(**lines) if user is None else memory_document_get(user=user, **lines)
-        reason = "ok" if doc["total_lines"] else "no_memory"  # as the context endpoint says it
-        return Response(MemoryGetOut({**doc, "reason": reason, "item": None}).data)
+        try:
+            answer = memory_get_answer(
+                user=user, agent_slug=data["agent"], temporary=temporary, item_id=data.get("item_id"),
+                from_line=data.get("from_line"), to_line=data.get("to_line"),
+            )
+        except MemoryItem.DoesNotExist as exc:
+            raise FieldNotFound("unknown memory item", field="item_id") from exc
+        return Response(MemoryGetOut(answer).data)
 
 
 class MemoryItemsView(_ReadView):
@@ -333,27 +305,16 @@ class MemoryItemsView(_ReadView):
                    responses={200: MemoryItemsOut, **READ_ERRORS})
     def get(self, request):
         data, user, temporary = self.read_args(request)
-        if user is None:
-            reason = nobody_access_reason(temporary=temporary)
-        else:
-            reason = memory_access_reason(user=user, agent_slug=data["agent"], temporary=temporary)
-        items, before_id = [], None
-        if not reason:
-            if user is None:
-                items, before_id = nobody_items_page()
-            else:
-                items, before_id = memory_items_page(
-                    user=user, kind=data.get("kind"), key=data.get("key"), before_id=data.get("cursor"),
-                    limit=data["limit"],
-                )
-            reason = "ok" if items else "no_memory"
-        next_cursor = _cursor_encode(before_id) if before_id else None
-        return Response(MemoryItemsOut({"reason": reason, "items": items, "next_cursor": next_cursor}).data)
+        answer = memory_items_answer(
+            user=user, agent_slug=data["agent"], temporary=temporary, kind=data.get("kind"), key=data.get("key"),
+            before_id=data.get("cursor"), limit=data["limit"],
+        )
+        return Response(MemoryItemsOut(answer).data)
 
 
 class ToolsView(ApiView):
     """GET /api/v1/tools — the agent tools in OpenAI function-calling format: exactly
-    ``memory_search`` and ``memory_get`` (no write tool). Read key required."""
+    ``memory_search``, ``memory_get`` and ``memory_items`` (no write tool). Read key required."""
 
     permission_classes = [HasReadKey]
     throttle_classes = [ApiKeyRateThrottle]

@@ -1,17 +1,20 @@
-"""The agent tools — exactly ``memory_search`` and ``memory_get``, both read-only.
+"""The agent tools — ``memory_search``, ``memory_get`` and ``memory_items``, all read-only.
 
 One definition serves the tools manifest (``GET /api/v1/tools``, OpenAI
 function-calling format) and the MCP server (the official ``mcp`` Python SDK,
 ``MCPServer``, stdio transport: ``manage.py mcp_server --user U --agent A``).
 There is no write tool: agents read memory; only the platform's extraction and
-consolidation write it (issue #6).
+consolidation write it (issue #6). ``memory_get`` and ``memory_items`` return exactly what
+their HTTP endpoints (``GET /api/v1/memory``, ``GET /api/v1/memory/items``) answer for the same
+state: both surfaces call ``profiles.readers.memory_get_answer`` / ``memory_items_answer``.
 
 A server is bound to one user id, one calling agent and one read-scope API key when it
 starts, so a tool call can never name another user. Like the HTTP API it needs the key, and
 checks it again on every call (a key revoked or expired meanwhile ends the access); the user id
 is looked up on every call too (``profiles.readers.platform_user``): an id no account has yet is
 answered like a user with no memory, and a staff or superuser login never (the command refuses
-one at start).
+one at start). Calls received before stdin closes are all answered before the server exits
+(``profiles.mcp_stdio``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ from __future__ import annotations
 import json
 import math
 from typing import Any
+
+from .models import MemoryKind
+from .readers import ITEMS_LIMIT_DEFAULT, ITEMS_LIMIT_MAX
 
 SEARCH_DESCRIPTION = (
     "Search the user's long-term memory (scope 'memory': profile, preferences, dated facts) or their past "
@@ -28,7 +34,13 @@ SEARCH_DESCRIPTION = (
 )
 GET_DESCRIPTION = (
     "Read the user's memory document (MEMORY.md): all of it, or a line range (from_line..to_line, 1-based, "
-    "inclusive), or one memory item by its id (from memory_search results)."
+    "inclusive), or one memory item by its id (from memory_search results). reason is 'ok', 'no_memory' "
+    "(nothing stored) or why memory may not be read now."
+)
+ITEMS_DESCRIPTION = (
+    "List the user's current memory items as structured records (id, kind, key, value, text, dates), newest "
+    "first, a page at a time; optionally only one kind (profile / preference / fact) or one key (e.g. 'city'). "
+    "Pass next_cursor back as cursor for the next page; it is null on the last page."
 )
 
 SEARCH_PARAMETERS: dict[str, Any] = {
@@ -52,19 +64,32 @@ GET_PARAMETERS: dict[str, Any] = {
     "required": [],
     "additionalProperties": False,
 }
-TOOL_NAMES = ("memory_search", "memory_get")
+ITEMS_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "kind": {"type": "string", "enum": list(MemoryKind.values), "description": "Only items of this kind."},
+        "key": {"type": "string", "maxLength": 64, "description": "Only items of this key (e.g. 'city'), exact."},
+        "cursor": {"type": "string", "description": "next_cursor of the previous page, unchanged."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": ITEMS_LIMIT_MAX, "default": ITEMS_LIMIT_DEFAULT,
+                  "description": "Items per page."},
+    },
+    "required": [],
+    "additionalProperties": False,
+}
+TOOLS = (
+    ("memory_search", SEARCH_DESCRIPTION, SEARCH_PARAMETERS),
+    ("memory_get", GET_DESCRIPTION, GET_PARAMETERS),
+    ("memory_items", ITEMS_DESCRIPTION, ITEMS_PARAMETERS),
+)
+TOOL_NAMES = tuple(name for name, _, _ in TOOLS)
 
 
 def tool_manifest() -> list[dict]:
     """The agent tools in OpenAI function-calling format:
     ``[{"type": "function", "function": {"name", "description", "parameters"}}]`` — exactly
-    ``memory_search`` and ``memory_get``."""
-    return [
-        {"type": "function", "function": {"name": "memory_search", "description": SEARCH_DESCRIPTION,
-                                          "parameters": SEARCH_PARAMETERS}},
-        {"type": "function", "function": {"name": "memory_get", "description": GET_DESCRIPTION,
-                                          "parameters": GET_PARAMETERS}},
-    ]
+    ``memory_search``, ``memory_get`` and ``memory_items``, all read-only."""
+    return [{"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+            for name, description, parameters in TOOLS]
 
 
 from mcp.server.mcpserver.exceptions import ToolError as SDKToolError  # noqa: E402
@@ -76,61 +101,96 @@ class ToolError(SDKToolError, ValueError):
     tool's error result instead of a generic "Error executing tool"."""
 
 
+def _arguments(name: str, arguments: dict | None, parameters: dict) -> dict:
+    args = dict(arguments or {})
+    unknown = set(args) - set(parameters["properties"])
+    if unknown:
+        raise ToolError(f"{name}: unknown argument(s): {sorted(unknown)}")
+    return args
+
+
+def _search(args: dict, *, user, agent_slug: str) -> dict:
+    from .readers import nobody_search
+    from .search import memory_search
+
+    query = args.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise ToolError("query: a non-empty string is required")
+    scope = args.get("scope", "memory")
+    top_k = args.get("top_k", 5)
+    if scope not in ("memory", "sessions") or not isinstance(top_k, int) or not 1 <= top_k <= 50:
+        raise ToolError("scope must be 'memory' or 'sessions' and top_k an integer 1-50")
+    if user is None:
+        res = nobody_search(query=query)
+    else:
+        res = memory_search(user=user, agent_slug=agent_slug, query=query, scope=scope, top_k=top_k)
+    return {"reason": res.reason, "time_cue": res.time_cue, "hits": [
+        {"id": h.id, "kind": h.kind, "text": h.text, "date": h.date.isoformat(), "score": round(h.score, 6),
+         "similarity": None if h.similarity is None else round(h.similarity, 4), "lexical": round(h.lexical, 4),
+         "session": h.session}
+        for h in res.hits
+    ]}
+
+
+def _positive_int(args: dict, name: str, *, maximum: int | None = None) -> int | None:
+    value = args.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (maximum and value > maximum):
+        raise ToolError(f"{name}: an integer {'1-' + str(maximum) if maximum else '>= 1'} is required")
+    return value
+
+
+def _get(args: dict, *, user, agent_slug: str) -> dict:
+    from .models import MemoryItem
+    from .readers import memory_get_answer
+
+    item_id, from_line, to_line = (_positive_int(args, n) for n in ("item_id", "from_line", "to_line"))
+    if item_id and (from_line or to_line):
+        raise ToolError("give either item_id or a line range, not both")
+    try:
+        return memory_get_answer(user=user, agent_slug=agent_slug, item_id=item_id,
+                                 from_line=from_line, to_line=to_line)
+    except MemoryItem.DoesNotExist as exc:
+        raise ToolError(f"item_id: no memory item {item_id!r}") from exc
+    except ValueError as exc:
+        raise ToolError(f"to_line: {exc}") from exc
+
+
+def _items(args: dict, *, user, agent_slug: str) -> dict:
+    from .readers import cursor_decode, memory_items_answer
+
+    kind, key, cursor = args.get("kind"), args.get("key"), args.get("cursor")
+    if kind is not None and kind not in MemoryKind.values:
+        raise ToolError(f"kind: one of {', '.join(MemoryKind.values)}")
+    if key is not None and (not isinstance(key, str) or not key or len(key) > 64):
+        raise ToolError("key: a string of 1-64 characters is required")
+    limit = _positive_int(args, "limit", maximum=ITEMS_LIMIT_MAX) or ITEMS_LIMIT_DEFAULT
+    try:
+        before_id = None if cursor is None else cursor_decode(cursor)
+    except ValueError as exc:
+        raise ToolError(f"cursor: {exc}") from exc
+    return memory_items_answer(user=user, agent_slug=agent_slug, kind=kind, key=key, before_id=before_id, limit=limit)
+
+
+_RUN = {"memory_search": _search, "memory_get": _get, "memory_items": _items}
+
+
 def tool_call(name: str, arguments: dict, *, user, agent_slug: str) -> dict:
     """Run agent tool ``name`` with ``arguments`` for ``user`` as ``agent_slug``; returns a JSON-ready dict.
 
     ``memory_search`` → ``{"reason", "time_cue", "hits": [{"id", "kind", "text", "date", "score",
-    "similarity", "lexical", "session"}]}``; ``memory_get`` → the document slice
-    (``{"text", "from_line", "to_line", "total_lines", "version", "reason"}``) or ``{"item": {...}}``.
+    "similarity", "lexical", "session"}]}``; ``memory_get`` → ``{"reason", "text", "from_line",
+    "to_line", "total_lines", "version", "item"}`` and ``memory_items`` → ``{"reason", "items",
+    "next_cursor"}``, each exactly what its HTTP endpoint answers (``profiles.readers``).
     ``user`` None (no platform user has the id, or it is a staff login) is answered like a user
-    with no memory (``profiles.readers``). Raises :class:`ToolError` for an unknown tool, bad
-    arguments or an unknown item id.
+    with no memory. Raises :class:`ToolError` for an unknown tool, an unknown or bad argument
+    (the message names it), an unknown item id or a cursor not from a previous page.
     """
-    from .models import MemoryItem
-    from .readers import nobody_access_reason, nobody_document, nobody_item, nobody_search
-    from .search import memory_search
-    from .selectors import memory_access_reason, memory_document_get, memory_item_get
-
-    args = dict(arguments or {})
-    if name == "memory_search":
-        query = args.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise ToolError("query: a non-empty string is required")
-        scope = args.get("scope", "memory")
-        top_k = args.get("top_k", 5)
-        if scope not in ("memory", "sessions") or not isinstance(top_k, int) or not 1 <= top_k <= 50:
-            raise ToolError("scope must be 'memory' or 'sessions' and top_k an integer 1-50")
-        if user is None:
-            res = nobody_search(query=query)
-        else:
-            res = memory_search(user=user, agent_slug=agent_slug, query=query, scope=scope, top_k=top_k)
-        return {"reason": res.reason, "time_cue": res.time_cue, "hits": [
-            {"id": h.id, "kind": h.kind, "text": h.text, "date": h.date.isoformat(), "score": round(h.score, 6),
-             "similarity": None if h.similarity is None else round(h.similarity, 4), "lexical": round(h.lexical, 4),
-             "session": h.session}
-            for h in res.hits
-        ]}
-    if name == "memory_get":
-        unknown = set(args) - {"item_id", "from_line", "to_line"}
-        if unknown:
-            raise ToolError(f"unknown argument(s): {sorted(unknown)}")
-        reason = nobody_access_reason() if user is None else memory_access_reason(user=user, agent_slug=agent_slug)
-        if reason:
-            return {"text": "", "from_line": 0, "to_line": 0, "total_lines": 0, "version": 0, "reason": reason}
-        if args.get("item_id") is not None:
-            try:
-                item_id = int(args["item_id"])
-                item = nobody_item(item_id=item_id) if user is None else memory_item_get(user=user, item_id=item_id)
-                return {"item": item, "reason": "ok"}
-            except (MemoryItem.DoesNotExist, ValueError, TypeError) as exc:
-                raise ToolError(f"item_id: no memory item {args['item_id']!r}") from exc
-        lines = {"from_line": args.get("from_line"), "to_line": args.get("to_line")}
-        try:
-            doc = nobody_document(**lines) if user is None else memory_document_get(user=user, **lines)
-        except ValueError as exc:
-            raise ToolError(str(exc)) from exc
-        return {**doc, "reason": "ok"}
-    raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOL_NAMES)}")
+    if name not in _RUN:
+        raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOL_NAMES)}")
+    parameters = next(p for n, _, p in TOOLS if n == name)
+    return _RUN[name](_arguments(name, arguments, parameters), user=user, agent_slug=agent_slug)
 
 
 def bound_call(name: str, arguments: dict, *, username: str, agent_slug: str, api_key: str) -> dict:
@@ -156,17 +216,20 @@ def bound_call(name: str, arguments: dict, *, username: str, agent_slug: str, ap
 
 
 def build_server(*, username: str, agent_slug: str, api_key: str):
-    """An ``mcp.server.mcpserver.MCPServer`` exposing exactly the two read tools for the platform
-    user ``username`` as ``agent_slug``, with the read-scope ``api_key`` (:func:`bound_call`).
+    """An MCP server (``profiles.mcp_stdio.DrainingMCPServer``, the SDK's ``MCPServer`` whose stdio
+    transport answers every call received before stdin closes) exposing exactly the three read
+    tools for the platform user ``username`` as ``agent_slug``, with the read-scope ``api_key``
+    (:func:`bound_call`).
 
     Tool functions run the Django ORM in a worker thread (``asgiref.sync_to_async``), as the ORM
     must not run inside the event loop. A bad call returns an MCP tool error (``isError``).
     """
     from asgiref.sync import sync_to_async
-    from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
-    server = MCPServer(
+    from .mcp_stdio import DrainingMCPServer
+
+    server = DrainingMCPServer(
         name="bizmemory",
         instructions="Read-only long-term memory of the current user. Ignore memory irrelevant to the question.",
     )
@@ -186,8 +249,13 @@ def build_server(*, username: str, agent_slug: str, api_key: str):
         args = {k: v for k, v in {"item_id": item_id, "from_line": from_line, "to_line": to_line}.items() if v is not None}
         return await sync_to_async(_call)("memory_get", args)
 
-    server.add_tool(memory_search, name="memory_search", description=SEARCH_DESCRIPTION, annotations=read_only,
-                    structured_output=False)
-    server.add_tool(memory_get, name="memory_get", description=GET_DESCRIPTION, annotations=read_only,
-                    structured_output=False)
+    async def memory_items(kind: str | None = None, key: str | None = None, cursor: str | None = None,
+                           limit: int = ITEMS_LIMIT_DEFAULT) -> str:
+        args = {k: v for k, v in {"kind": kind, "key": key, "cursor": cursor, "limit": limit}.items() if v is not None}
+        return await sync_to_async(_call)("memory_items", args)
+
+    functions = {"memory_search": memory_search, "memory_get": memory_get, "memory_items": memory_items}
+    for name, description, _ in TOOLS:
+        server.add_tool(functions[name], name=name, description=description, annotations=read_only,
+                        structured_output=False)
     return server

@@ -10,19 +10,26 @@ account, a settings row or a cache row for nobody.
 
 The ``nobody_*`` functions are those empty answers; each mirrors the path a real user with no
 memory takes through its selector (the switches' precedence comes from ``profiles.access``).
+
+:func:`memory_get_answer` and :func:`memory_items_answer` are the whole answer of the
+``memory_get`` and ``memory_items`` reads, ``reason`` included, for a user or nobody: the HTTP
+views (``profiles.api``) and the MCP tools (``profiles.mcp_server``) both return them, so the
+two surfaces say the same thing for the same state (``tests/test_mcp_server.py`` compares them).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import NoReturn
 
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 
-from .access import _access_reason
-from .models import MemoryItem
+from .access import _access_reason, memory_access_reason
+from .models import MemoryDocument, MemoryItem
 from .search import SearchResult, has_time_cue
-from .selectors import MemoryContext, SessionNotFound
+from .selectors import MemoryContext, SessionNotFound, memory_document_get, memory_item_get, memory_items_page
 
 
 def platform_user(username: str):
@@ -79,3 +86,93 @@ def nobody_item(*, item_id: int) -> NoReturn:
 def nobody_items_page() -> tuple[list[dict], None]:
     """:func:`profiles.selectors.memory_items_page` for nobody: no items, no next page."""
     return [], None
+
+
+# --------------------------------------------------------------------------
+# The answers of memory_get and memory_items, shared by HTTP and MCP.
+# --------------------------------------------------------------------------
+
+ITEM_FIELDS = ("id", "kind", "key", "value", "text", "fact_date", "valid_from", "confirmed_at")
+ITEMS_LIMIT_DEFAULT = 50
+ITEMS_LIMIT_MAX = 100
+BAD_CURSOR = "invalid cursor; pass next_cursor of the previous page unchanged"
+
+
+def _public_item(item: dict) -> dict:
+    return {name: item[name] for name in ITEM_FIELDS}
+
+
+def _read_reason(*, user, agent_slug: str, temporary: bool) -> str | None:
+    if user is None:
+        return nobody_access_reason(temporary=temporary)
+    return memory_access_reason(user=user, agent_slug=agent_slug, temporary=temporary)
+
+
+def memory_get_answer(
+    *, user, agent_slug: str, temporary: bool = False, item_id: int | None = None,
+    from_line: int | None = None, to_line: int | None = None,
+) -> dict:
+    """The ``memory_get`` read: MEMORY.md, a line range of it (1-based, inclusive) or one item.
+
+    ``user`` is a platform user or None (:func:`platform_user`). Returns ``{"reason", "text",
+    "from_line", "to_line", "total_lines", "version", "item"}`` (``item`` a dict of
+    :data:`ITEM_FIELDS`, dates as ISO strings, or None). ``reason``: why memory is not read
+    (``memory_off``, ``temporary_session``, ``expert_off``: everything empty), else ``ok`` for an
+    item or a non-empty document and ``no_memory`` for an empty document, the word the context
+    read uses (issue 17: MCP said ``ok`` where HTTP said ``no_memory``). Raises
+    ``MemoryItem.DoesNotExist`` for an item id this user has no current item under, and
+    ``ValueError`` for ``from_line`` > ``to_line``.
+    """
+    empty = {"text": "", "from_line": 0, "to_line": 0, "total_lines": 0, "version": 0, "item": None}
+    reason = _read_reason(user=user, agent_slug=agent_slug, temporary=temporary)
+    if reason:
+        return {**empty, "reason": reason}
+    if item_id:
+        item = _public_item(nobody_item(item_id=item_id) if user is None else memory_item_get(user=user, item_id=item_id))
+        version = MemoryDocument.objects.filter(user=user).values_list("version", flat=True).first() or 0
+        return {**empty, "reason": "ok", "text": item["text"], "item": item, "version": version}
+    lines = {"from_line": from_line, "to_line": to_line}
+    doc = nobody_document(**lines) if user is None else memory_document_get(user=user, **lines)
+    return {**doc, "reason": "ok" if doc["total_lines"] else "no_memory", "item": None}
+
+
+def cursor_encode(before_id: int) -> str:
+    """The opaque ``next_cursor`` of a ``memory_items`` page whose next page starts below item ``before_id``."""
+    return base64.urlsafe_b64encode(f"b{before_id}".encode()).decode().rstrip("=")
+
+
+def cursor_decode(cursor: str) -> int:
+    """The item id a ``cursor`` from :func:`cursor_encode` names. Raises ``ValueError`` (message
+    :data:`BAD_CURSOR`) for anything :func:`cursor_encode` did not produce."""
+    try:
+        if isinstance(cursor, str) and len(cursor) <= 32:
+            text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+            if text.startswith("b") and text[1:].isdigit() and int(text[1:]) >= 1 and cursor == cursor_encode(int(text[1:])):
+                return int(text[1:])
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        pass
+    raise ValueError(BAD_CURSOR)
+
+
+def memory_items_answer(
+    *, user, agent_slug: str, temporary: bool = False, kind: str | None = None, key: str | None = None,
+    before_id: int | None = None, limit: int = ITEMS_LIMIT_DEFAULT,
+) -> dict:
+    """The ``memory_items`` read: one page of the user's current items, newest first.
+
+    ``user`` a platform user or None; ``kind`` / ``key`` filter (exact); ``before_id`` is what
+    :func:`cursor_decode` read from the previous page's cursor; ``limit`` 1-100 items. Returns
+    ``{"reason", "items", "next_cursor"}``: items as in :func:`memory_get_answer`, ``next_cursor``
+    a string or None on the last page, ``reason`` ``ok``, ``no_memory`` for an empty page, or why
+    memory is not read (no items then). Selector: :func:`profiles.selectors.memory_items_page`.
+    """
+    reason = _read_reason(user=user, agent_slug=agent_slug, temporary=temporary)
+    items, next_before = [], None
+    if not reason:
+        if user is None:
+            items, next_before = nobody_items_page()
+        else:
+            items, next_before = memory_items_page(user=user, kind=kind, key=key, before_id=before_id, limit=limit)
+        reason = "ok" if items else "no_memory"
+    return {"reason": reason, "items": [_public_item(i) for i in items],
+            "next_cursor": cursor_encode(next_before) if next_before else None}

@@ -64,3 +64,28 @@ def test_the_root_schema_and_docs_refuse_it_too_with_a_json_body(db, path):
     err = _error(APIClient().get(f"{path}?lang=en&lang=zh-hans"))  # the schema reads ?lang=
     assert err["field"] == "lang"
     assert APIClient().get(path).status_code == 200
+
+
+TEMPORARY_READS = {"/api/v1/context": {}, "/api/v1/memory/search": {"query": "住"}, "/api/v1/memory": {},
+                   "/api/v1/memory/items": {}}
+
+
+@pytest.mark.parametrize("path", TEMPORARY_READS)
+@pytest.mark.parametrize("value", ["yes", "no", "on", "1", "0", "True", "FALSE", "", " true", "true "])
+def test_temporary_is_exactly_true_or_false_on_every_read(api_keys, seeded, path, value):
+    """Only ``true`` / ``false`` (issue 17: ``yes`` was read as true, DRF's lenient boolean)."""
+    params = {"user": "alice", "agent": "main", **TEMPORARY_READS[path], "temporary": value}
+    err = _error(APIClient().get(path, params, HTTP_X_API_KEY=api_keys["read"]))
+    assert err["field"] == "temporary" and err["code"] == "invalid" and "true or false" in err["message"]
+
+
+@pytest.mark.parametrize("path", TEMPORARY_READS)
+def test_temporary_true_reads_nothing_and_false_or_absent_reads_as_usual(api_keys, seeded, path):
+    def reason(**extra):
+        r = APIClient().get(path, {"user": "alice", "agent": "main", **TEMPORARY_READS[path], **extra},
+                            HTTP_X_API_KEY=api_keys["read"])
+        assert r.status_code == 200, r.content[:300]
+        return r.json()["reason"]
+
+    assert reason(temporary="true") == "temporary_session"
+    assert reason(temporary="false") == reason() != "temporary_session"

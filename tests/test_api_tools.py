@@ -10,11 +10,11 @@ def client():
     return APIClient()
 
 
-def test_the_manifest_lists_exactly_the_two_read_tools(client, api_keys):
+def test_the_manifest_lists_exactly_the_three_read_tools(client, api_keys):
     r = client.get("/api/v1/tools", HTTP_X_API_KEY=api_keys["read"])
     tools = r.json()["tools"]
     assert r.status_code == 200
-    assert [t["function"]["name"] for t in tools] == ["memory_search", "memory_get"]
+    assert [t["function"]["name"] for t in tools] == ["memory_search", "memory_get", "memory_items"]
     for t in tools:
         assert t["type"] == "function" and t["function"]["parameters"]["type"] == "object"
         assert t["function"]["description"]
@@ -30,7 +30,7 @@ def test_the_schema_validates_and_names_every_operation(client, db, tmp_path):
     out = tmp_path / "schema.yml"
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
     text = out.read_text()
-    for op in ("context", "memory_search", "memory_get", "tools_manifest", "messages_create"):
+    for op in ("context", "memory_search", "memory_get", "memory_items", "tools_manifest", "messages_create"):
         assert f"operationId: {op}" in text
     assert client.get("/api/v1/schema/").status_code == 200
 

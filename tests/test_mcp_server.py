@@ -33,41 +33,68 @@ def _database_url() -> str:
     return f"{scheme}://{auth}@{s.get('HOST') or '127.0.0.1'}:{s.get('PORT') or ''}/{s['NAME']}"
 
 
+def _server_env(quarantine_key: str, api_key: str) -> dict:
+    return {**os.environ, "DATABASE_URL": _database_url(), "BIZMEMORY_EMBEDDER": "hashing",
+            "BIZMEMORY_EMBEDDER_DIM": "256", "BIZMEMORY_QUARANTINE_KEY": quarantine_key, "PYTHONPATH": str(REPO),
+            "BIZMEMORY_API_KEY": api_key}
+
+
 async def _drive(args: list[str], quarantine_key: str, api_key: str):
+    """List the tools, make the calls below (paging memory_items by its cursor) through the real
+    server over stdio, and return ``(tools, {label: result})``."""
     from mcp import Client, StdioServerParameters
 
-    env = {**os.environ, "DATABASE_URL": _database_url(), "BIZMEMORY_EMBEDDER": "hashing",
-           "BIZMEMORY_EMBEDDER_DIM": "256", "BIZMEMORY_QUARANTINE_KEY": quarantine_key, "PYTHONPATH": str(REPO),
-           "BIZMEMORY_API_KEY": api_key}
     params = StdioServerParameters(command=sys.executable, args=[str(REPO / "manage.py"), "mcp_server", *args],
-                                   env=env, cwd=str(REPO))
+                                   env=_server_env(quarantine_key, api_key), cwd=str(REPO))
+    out = {}
     async with Client(params, read_timeout_seconds=60) as client:
         tools = await client.list_tools()
-        found = await client.call_tool("memory_search", {"query": "花生过敏"})
-        doc = await client.call_tool("memory_get", {"from_line": 1, "to_line": 1})
-        bad = await client.call_tool("memory_get", {"item_id": 999999})
-    return tools, found, doc, bad
+        out["found"] = await client.call_tool("memory_search", {"query": "花生过敏"})
+        out["doc"] = await client.call_tool("memory_get", {"from_line": 1, "to_line": 1})
+        out["bad"] = await client.call_tool("memory_get", {"item_id": 999999})
+        pages, cursor = [], None
+        while True:
+            page = await client.call_tool("memory_items", {"limit": 2, **({"cursor": cursor} if cursor else {})})
+            pages.append(page)
+            cursor = json.loads(page.content[0].text)["next_cursor"]
+            if cursor is None:
+                break
+        out["pages"] = pages
+        out["facts"] = await client.call_tool("memory_items", {"kind": "fact", "key": "allergy"})
+        out["bad_cursor"] = await client.call_tool("memory_items", {"cursor": "not-a-cursor"})
+        out["bad_kind"] = await client.call_tool("memory_items", {"kind": "secret"})
+    return tools, out
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_server_lists_exactly_two_read_tools_and_answers_calls(alice, bob, settings):
+def test_the_server_lists_exactly_the_three_read_tools_and_answers_calls(alice, bob, settings):
     from profiles.versions import memory_document_refresh
 
     settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER="hashing", EMBEDDER_DIM=256)
     peanut = MemoryItem.objects.create(user=alice, kind="fact", key="allergy", value="花生", text="我对花生过敏",
                                        valid_from=NOW, confirmed_at=NOW)
+    for city in ("利兹", "约克"):
+        MemoryItem.objects.create(user=alice, kind="profile", key="city", value=city, text=f"我住在{city}",
+                                  valid_from=NOW, confirmed_at=NOW)
     MemoryItem.objects.create(user=bob, kind="fact", key="allergy", value="花生", text="我也对花生过敏",
                               valid_from=NOW, confirmed_at=NOW)
     memory_document_refresh(user_id=alice.pk)
     _, key = PlatformAPIKey.objects.create_key(name="mcp", scope="read")
-    tools, found, doc, bad = asyncio.run(_drive(["--user", "alice", "--agent", "main"], settings.QUARANTINE_KEY, key))
-    assert sorted(t.name for t in tools.tools) == ["memory_get", "memory_search"]
+    tools, out = asyncio.run(_drive(["--user", "alice", "--agent", "main"], settings.QUARANTINE_KEY, key))
+    assert sorted(t.name for t in tools.tools) == ["memory_get", "memory_items", "memory_search"]
     assert all(t.annotations.read_only_hint for t in tools.tools)
-    hits = json.loads(found.content[0].text)["hits"]
+    hits = json.loads(out["found"].content[0].text)["hits"]
     assert [h["id"] for h in hits] == [peanut.pk]  # bob's item never appears
-    assert json.loads(doc.content[0].text)["text"] == "# 用户记忆"
-    assert bad.is_error
-    assert "item_id: no memory item 999999" in bad.content[0].text  # the agent is told why
+    assert json.loads(out["doc"].content[0].text)["text"] == "# 用户记忆"
+    assert out["bad"].is_error
+    assert "item_id: no memory item 999999" in out["bad"].content[0].text  # the agent is told why
+    # memory_items pages through alice's three items, newest first, and never shows bob's
+    pages = [json.loads(p.content[0].text) for p in out["pages"]]
+    assert [[i["value"] for i in p["items"]] for p in pages] == [["约克", "利兹"], ["花生"]]
+    assert [p["reason"] for p in pages] == ["ok", "ok"] and pages[0]["next_cursor"] and pages[1]["next_cursor"] is None
+    assert [i["id"] for i in json.loads(out["facts"].content[0].text)["items"]] == [peanut.pk]
+    assert out["bad_cursor"].is_error and "cursor: invalid cursor" in out["bad_cursor"].content[0].text
+    assert out["bad_kind"].is_error and "kind" in out["bad_kind"].content[0].text
 
 
 def test_tool_call_refuses_unknown_tools_and_bad_arguments(alice):
@@ -77,6 +104,11 @@ def test_tool_call_refuses_unknown_tools_and_bad_arguments(alice):
         tool_call("memory_search", {"query": ""}, user=alice, agent_slug="main")
     with pytest.raises(ToolError):
         tool_call("memory_get", {"item_id": 1, "user": "bob"}, user=alice, agent_slug="main")
+    with pytest.raises(ToolError, match="memory_items: unknown argument"):
+        tool_call("memory_items", {"user": "bob"}, user=alice, agent_slug="main")
+    for bad in ({"limit": 0}, {"limit": 101}, {"limit": True}, {"key": ""}, {"cursor": "YjE="}):
+        with pytest.raises(ToolError, match=next(iter(bad))):
+            tool_call("memory_items", bad, user=alice, agent_slug="main")
 
 
 def _refused(*args) -> CommandError:
@@ -109,14 +141,34 @@ def test_the_command_refuses_a_staff_or_superuser_login_as_the_user(alice):
         assert "staff account" in str(_refused("--user", login, "--agent", "main", "--key", key))
 
 
-def test_each_call_checks_the_key_again(alice):
+CALLS = [("memory_search", {"query": "狗"}), ("memory_get", {}), ("memory_items", {"limit": 1})]
+
+
+@pytest.mark.parametrize("name, args", CALLS, ids=[n for n, _ in CALLS])
+def test_each_call_checks_the_key_again(alice, name, args):
     obj, key = PlatformAPIKey.objects.create_key(name="mcp", scope="read")
     bound = {"username": "alice", "agent_slug": "main", "api_key": key}
-    assert bound_call("memory_get", {}, **bound)["text"] == ""
+    assert bound_call(name, args, **bound)["reason"] in ("ok", "no_memory")
     obj.revoked = True
     obj.save()
     with pytest.raises(ToolError, match="key: not a valid API key"):
-        bound_call("memory_get", {}, **bound)
+        bound_call(name, args, **bound)
+
+
+@pytest.mark.parametrize("name, args", CALLS, ids=[n for n, _ in CALLS])
+def test_each_call_counts_against_the_keys_read_rate_shared_with_http(alice, settings, name, args):
+    from django.core.cache import cache
+    from rest_framework.test import APIClient
+
+    cache.clear()
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, API_RATE_READ="2/min")
+    _, key = PlatformAPIKey.objects.create_key(name="mcp", scope="read")
+    bound = {"username": "alice", "agent_slug": "main", "api_key": key}
+    assert APIClient().get("/api/v1/memory/items", {"user": "alice", "agent": "main"},
+                           HTTP_X_API_KEY=key).status_code == 200
+    bound_call(name, args, **bound)
+    with pytest.raises(ToolError, match=r"rate limit of this API key reached \(2/min\)"):
+        bound_call(name, args, **bound)
 
 
 def test_an_unknown_user_and_a_staff_login_get_a_user_with_no_memorys_answers(alice, t0):
@@ -145,3 +197,71 @@ def test_an_unknown_user_and_a_staff_login_get_a_user_with_no_memorys_answers(al
                               valid_from=t0, confirmed_at=t0)
     hits = bound_call("memory_search", {"query": "花生过敏"}, username="not-yet", agent_slug="main", api_key=key)["hits"]
     assert [h["text"] for h in hits] == ["我对花生过敏"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_calls_sent_just_before_stdin_closes_are_all_answered(alice, settings, t0):
+    """A client that writes its requests and closes stdin at once gets every answer, then the
+    server exits 0 (the SDK alone cancels in-flight calls at EOF: "Connection closed")."""
+    import subprocess
+
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, EMBEDDER="hashing", EMBEDDER_DIM=256)
+    MemoryItem.objects.create(user=alice, kind="fact", key="allergy", value="花生", text="我对花生过敏",
+                              valid_from=t0, confirmed_at=t0)
+    _, key = PlatformAPIKey.objects.create_key(name="mcp", scope="read")
+    calls = [("memory_search", {"query": "花生过敏"}), ("memory_get", {}), ("memory_items", {"limit": 1}),
+             ("memory_search", {"query": "过敏"}), ("memory_get", {"item_id": 999999}), ("memory_items", {})]
+    lines = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    lines += [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": n, "arguments": a}}
+              for i, (n, a) in enumerate(calls, start=1)]
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), "mcp_server", "--user", "alice", "--agent", "main"],
+        input="".join(json.dumps(m) + "\n" for m in lines), capture_output=True, text=True, timeout=120,
+        env=_server_env(settings.QUARANTINE_KEY, key), cwd=str(REPO),
+    )  # stdin is closed as soon as the requests are written
+    answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert sorted(answers) == list(range(len(calls) + 1)), proc.stdout[-2000:]
+    assert not any("error" in a for a in answers.values()), [a.get("error") for a in answers.values()]
+    results = {i: answers[i]["result"] for i in range(1, len(calls) + 1)}
+    assert json.loads(results[1]["content"][0]["text"])["hits"][0]["text"] == "我对花生过敏"
+    assert results[5]["isError"] and "item_id: no memory item 999999" in results[5]["content"][0]["text"]
+
+
+def test_end_of_input_waits_only_for_requests_still_owed_an_answer():
+    """The relay under the stdio server: answered and cancelled requests are not waited for; one
+    never answered holds the end of input back only until the timeout."""
+    import anyio
+    from mcp.shared.message import SessionMessage
+    from mcp_types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+
+    from profiles.mcp_stdio import answered_before_eof
+
+    def request(i):
+        return SessionMessage(JSONRPCRequest(jsonrpc="2.0", id=i, method="tools/call", params={}))
+
+    async def run(frames, answer_ids, timeout):
+        client_send, transport_reads = anyio.create_memory_object_stream(10)
+        transport_writes, client_recv = anyio.create_memory_object_stream(10)
+        for frame in frames:
+            client_send.send_nowait(frame)
+        client_send.close()  # the client has closed stdin
+        start = anyio.current_time()
+        with anyio.fail_after(10):
+            async with answered_before_eof(transport_reads, transport_writes, timeout=timeout) as (reads, writes):
+                async with writes:  # a server loop that answers only answer_ids
+                    async for item in reads:
+                        if isinstance(item.message, JSONRPCRequest) and item.message.id in answer_ids:
+                            await writes.send(
+                                SessionMessage(JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result={})))
+        took = anyio.current_time() - start
+        return took, [m.message.id async for m in client_recv]  # the relay closed the transport's output
+
+    cancel = SessionMessage(JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled",
+                                                params={"requestId": 2}))
+    took, answered = anyio.run(run, [request(1), request(2), cancel], {1}, 30.0)
+    assert answered == [1] and took < 5  # 2 was cancelled by the client: not waited for
+    took, answered = anyio.run(run, [request(1), request(2)], {1}, 1.0)
+    assert answered == [1] and 1.0 <= took < 5  # 2 is never answered: given up after the timeout

@@ -138,6 +138,9 @@ def _mcp_outputs(user) -> list[tuple[str, str]]:
     for item in MemoryItem.objects.current().filter(user=user):
         got = tool_call("memory_get", {"item_id": item.pk}, user=user, agent_slug=AGENT)
         out.append((f"mcp memory_get item {item.pk}", f"{got['item']['value']}\n{got['item']['text']}"))
+    page = tool_call("memory_items", {"limit": 100}, user=user, agent_slug=AGENT)
+    assert page["items"]
+    out.extend((f"mcp memory_items {i['id']}", f"{i['value']}\n{i['text']}") for i in page["items"])
     return out
 
 

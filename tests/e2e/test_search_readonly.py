@@ -48,9 +48,9 @@ def test_memory_search_finds_what_the_conversation_wrote_and_agents_cannot_write
                        params={"user": "search-user", "agent": "main", "item_id": item.pk})
     assert got.status_code == 200 and "Haskell" in got.json()["text"]
 
-    # The manifest: exactly the two read tools.
+    # The manifest: exactly the three read tools.
     tools = requests.get(f"{st.url}/api/v1/tools", headers=read, timeout=10).json()["tools"]
-    assert sorted(t["function"]["name"] for t in tools) == ["memory_get", "memory_search"]
+    assert sorted(t["function"]["name"] for t in tools) == ["memory_get", "memory_items", "memory_search"]
 
     # The API: every operation that is not a GET needs the ingest scope.
     schema = requests.get(f"{st.url}/api/v1/schema/", params={"format": "json"}, timeout=30).json()

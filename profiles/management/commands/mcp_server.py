@@ -1,7 +1,8 @@
 """``python manage.py mcp_server --user USER --agent AGENT --key KEY`` — the read-only MCP server over stdio.
 
-Serves exactly the two agent tools, ``memory_search`` and ``memory_get``, for one
-user as one calling agent (``profiles.mcp_server.build_server``). Like the HTTP API it
+Serves exactly the three read-only agent tools, ``memory_search``, ``memory_get`` and
+``memory_items``, for one user as one calling agent (``profiles.mcp_server.build_server``); every
+call received before stdin closes is answered before the command returns. Like the HTTP API it
 needs a read-scope API key: ``--key``, or the ``BIZMEMORY_API_KEY`` environment variable
 (better: a command line is visible to other local users), allowing the agent; every tool call
 checks it again. ``--user`` is a platform user id: one no account has yet is served as a user
@@ -21,7 +22,7 @@ from profiles.permissions import api_key_get, read_key_refusal
 
 
 class Command(BaseCommand):
-    help = "Run the read-only BizMemory MCP server (memory_search, memory_get) on stdin/stdout."
+    help = "Run the read-only BizMemory MCP server (memory_search, memory_get, memory_items) on stdin/stdout."
 
     def add_arguments(self, parser):
         parser.add_argument("--user", required=True, help="platform user id whose memory the tools read")
