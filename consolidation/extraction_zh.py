@@ -186,7 +186,8 @@ _ZH_FACT_EVENTS = [
     ("marriage", re.compile(r"结[了的]?婚|领[了的]?证|订[了的]?婚|离[了的]?婚|办[了的]?婚礼")),
     ("relocation", re.compile(r"搬到了?|搬去了?|搬回了?|搬家|定居|落户|移居到?")),
     ("graduation", re.compile(r"毕业")),
-    ("job_change", re.compile(r"入职|跳槽|转岗|升职|晋升|退休|换了?(?:份|个)?工作|离职|转行")),
+    # "我是2019年来的公司", "我2018年进的公司" (blind 14): the 是…的 of a year says when the user joined
+    ("job_change", re.compile(r"入职|跳槽|转岗|升职|晋升|退休|换了?(?:份|个)?工作|离职|转行|(?:\d{4}|[去前今]|大前)年[^，,。]{0,3}?[进来到]的(?:公司|单位|厂|行|院|集团)")),
     # certificates and professional exams passed: "我二月份刚拿到了报关水平测试的合格证书", "考完了准精算师的最后一门"
     ("certificate", re.compile(r"(?:考完|考过|考下|考出|通过|拿到|拿下|取得|考取|获得)了?(?P<n>[^，,。；了]{1,20}?)的?(?:全科)?"
                                r"(?:合格证书?|资格证书?|证书|执业证|资格证|执照|驾照|考试|最后一门|全科|认证)"

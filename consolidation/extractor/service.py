@@ -35,7 +35,8 @@ from ..extraction_zh import _resolve_date_zh
 from . import model as M
 from .text import Span, sentences
 from .context import addressee, context_veto
-from .vetoes import BARE_VERB, JOB_CUE, denied_in_turn, event_veto, message_veto, negation, quoted_regions, span_veto, value_veto
+from .misreads import left_behind, org_shaped, place_without_time, role_misread
+from .vetoes import _LANGUAGE_WORDS, BARE_VERB, JOB_CUE, denied_in_turn, event_veto, message_veto, negation, quoted_regions, span_veto, value_veto
 
 log = logging.getLogger("bizmemory.extraction")
 
@@ -114,6 +115,7 @@ _HOBBY_HEAD = re.compile(r"^(?:(?:i|we)\s+)?(?:really\s+)?(?:love|loves|like|lik
 
 def _place_value(label: str, value: str) -> str:
     if label in ("profile/city", "fact/relocation"):
+        value = place_without_time(value) if label == "profile/city" else value
         return _PLACE_TAIL.sub("", value).strip() or value
     if label == "preference/hobby":
         return _HOBBY_HEAD.sub("", value).strip() or value
@@ -191,9 +193,17 @@ def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list
             # the user studied (blind 10, blind 12).
             span = dataclasses.replace(span, label="profile/education")
             value = _clean_value(text[window + study.start("what"):span.end])
+    if span.label == "profile/city" and org_shaped(value):
+        span = dataclasses.replace(span, label="profile/company")  # "Karoo Offshore Services" (misreads.org_shaped)
     spec = spec_for_label(span.label)
     if not value or len(value) > 60 or _STOP_VALUES.match(value):
         return None, "bad_value"
+    if span.label == "profile/role":
+        misread = role_misread(text, span.sentence, span.start, span.end)
+        if misread:
+            return None, misread
+    if span.label in ("profile/city", "profile/company") and left_behind(text, span.sentence, span.end, span.label[8:]):
+        return None, "past"
     veto = value_veto(text, span.sentence, span.start, span.end, span.label) or span_veto(
         text, span.sentence, span.start, span.end, span.label, quoted=quoted)
     if not veto and span.score < CONTEXT_FREE_SCORE:
@@ -269,6 +279,27 @@ def _implied(cands: list[Candidate], lang: str) -> tuple[list[Candidate], list[C
                     added.append(dataclasses.replace(_cand("profile", "city", place, lang), stage=c.stage))
                     have.add("city")
     return added, dropped
+
+
+# "I speak polish and german": the tagger spans the first language of a list, the rest are as much
+# the user's (blind 14). Only language words the precision stage knows are taken.
+_SPEAKS = re.compile(r"\b(?:speak\w*|spoken|fluent|native|mother tongue|languages?)\b|会说|会讲|说得|讲得|母语|流利|精通", re.I)
+_MORE_LANGUAGES = re.compile(rf"(?:\s*(?:,|，|、|&|\band\b|和|及|以及|还有|跟)\s*(?:(?:some|a bit of|a little|basic|fluent)\s+)?"
+                             rf"(?P<lang>\b(?:{_LANGUAGE_WORDS})\b|英语|英文|日语|韩语|法语|德语|西班牙语|俄语|粤语|普通话|阿拉伯语|葡萄牙语|意大利语))",
+                             re.I)
+
+
+def _coordinated_languages(text: str, cand: Candidate, span: M.ModelSpan) -> list[Candidate]:
+    """Language candidates for the languages listed right after a language span (same stage)."""
+    out, pos, spec = [], span.end, spec_for_label("profile/language")
+    if not _SPEAKS.search(text[span.sentence.start:span.sentence.end]):
+        return out  # "German or English both fine … but reply in English": what to answer in, not spoken
+    while (m := _MORE_LANGUAGES.match(text, pos, span.sentence.end)):
+        value = m.group("lang")
+        c = _cand("profile", stored_key(spec, value, ""), value, cand.lang)
+        out.append(dataclasses.replace(c, stage=cand.stage))
+        pos = m.end()
+    return out
 
 
 def _covered(cand: Candidate, rules: list[Candidate]) -> bool:
@@ -352,6 +383,12 @@ def _rule_guard(text: str, cand: Candidate, quoted: list[Span]) -> str | None:
             return shape
     if cand.kind == "profile" and name in _ADDRESSED_KEYS and addressee(text, sent, pos, pos + len(cand.value)):
         return "third_party"
+    if cand.kind == "profile" and name == "role":
+        misread = role_misread(text, sent, pos, pos + len(cand.value))
+        if misread:
+            return misread  # "别一口一个周老师的" (blind 14)
+    if cand.kind == "profile" and name in ("city", "company") and left_behind(text, sent, pos + len(cand.value), name):
+        return "past"  # "in the Nairobi office, then came up to Lodwar" (blind 14)
     if cand.kind == "profile" and name in ("responsibility", "department", "role"):
         # The rules' duty and title patterns read chit-chat too ("support groups improved my life"):
         # the same work-word check as the model's less certain spans.
@@ -406,10 +443,12 @@ def candidates_extract(turns: list[tuple[str, dt.datetime]], *, use_model: bool 
             if cand is None:
                 out[i].vetoed.append(("model", span.label, veto))
                 continue
+            more = _coordinated_languages(text, cand, span) if span.label == "profile/language" and cand.operation == "set" else []
             if _covered(cand, cands):
                 cands = [_tightened(r, cand) for r in cands]
-                continue
-            cands.append(cand)
+            else:
+                cands.append(cand)
+            cands.extend(c for c in more if not _covered(c, cands))
         added, dropped = _implied(cands, lang)
         cands = [c for c in cands if c not in dropped] + added
         # A value the user denies in this turn is never set; it is taken back instead, so that a

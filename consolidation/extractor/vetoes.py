@@ -144,7 +144,7 @@ _STRICT_INSTRUCTION = re.compile(
     r"以后|今后|往后|默认|一律|每次|总是|都(?:要|用|给|按|别|不要)|别|不要|不用|请|记得|麻烦|给我|回我|答我|跟我说|对我|回复|回答|答复|说话|语气|口气"
     r"|直接|就行|就够|就好|就可以|少[扯说讲整来写]|莫|唔好|唔使|你(?:讲|说|写|出|给|列|做|翻)|出题|[讲说写][^，。,]{0,3}点"
     r"|\b(?:whenever|when you|for (?:any|all|every)|can be|be (?:blunt|direct|brief|concise|straight)|stop (?:using|adding|giving|writing)"
-    r"|make (?:your|the) (?:answers?|replies|responses)|no need|don'?t (?:throw|give|explain|simplify|overexplain)|stick|just)\b"
+    r"|make (?:your|the) (?:answers?|replies|responses)|no need|don'?t (?:throw|give|explain|simplify|overexplain|be \w+ing)|stick|just)\b"
     r"|\b(?:always|never|from now on|going forward|in future|by default|every time|next time|keep doing|please|pls|kindly"
     r"|give me|send me|show me|tell me|reply|respond|answer|write|explain|format|summari[sz]e|skip|avoid|don'?t (?:use|add|write|include)"
     r"|no (?:need|fluff|emojis?|jargon)|i prefer|i'?d prefer|i'?d rather|i like (?:it|answers|replies)|works? best for me)\b", re.I)
@@ -167,7 +167,7 @@ _INDUSTRY_CUE = re.compile(r"行业|领域|赛道|(?:在|做|干|搞|从事)[^�
                            r"|working in|company|firm|business|i'?m in|i am in|we'?re in|we are in|career in)\b", re.I)
 # An instruction or tone is about the assistant's output: it names that output and stands.
 _ANSWER_OBJECT = re.compile(
-    r"回答|回复|回我|答我|解释|写|格式|列表|表格|代码|例子|举例|引用|来源|邮件|报告|文档|总结|结论|语气|说话|用词|翻译|要点|篇幅|字数|英文|中文"
+    r"回答|回复|回[我俺咱]|答[我俺咱]|解释|写|格式|列表|表格|代码|例子|举例|引用|来源|邮件|报告|文档|总结|结论|语气|说话|用词|翻译|要点|篇幅|字数|英文|中文"
     r"|答案|解析|讲|出题|题目|版本|文案|表|原理|步骤|术语|通俗|顺序|结构|数字|标题|列|话术|附上|推荐|标注|标出"
     r"|\b(?:spelling|word count|sign-?offs?|formulas?|vocabulary|simplif\w*|english|blunt|direct\w*|sugarcoat\w*|shortcuts?|terms?"
     r"|greetings?|units?|versions?|plain|test cases?|wording|quote|prices?|amounts?|currency|dates?)\b"
@@ -180,7 +180,7 @@ _CLAUSE_OBJECT = re.compile(r"文件|导出|示例|客套|废话|寒暄|\b(?:fil
 # A standing wish addressed to the user's own exchanges names no output word but is one all the
 # same: "以后给我的文件都导出成docx", "以后跟我唠嗑别整那些客套话", "that goes for any bid summary you
 # give me" (blind 12). The standing word and the "me" (the answers given to the user) must both be there.
-_STANDING_TO_ME = re.compile(r"(?:以后|今后|往后|从今往后|默认|一律|每次|下次)[^。！？!?]{0,12}(?:给我|跟我|对我|回我|答我|帮我|我的)"
+_STANDING_TO_ME = re.compile(r"(?:以后|今后|往后|从今往后|默认|一律|每次|下次)[^。！？!?]{0,12}(?:[给跟对回答帮][我俺咱]|[我俺]的)"
                              r"|\b(?:from now on|going forward|in future|by default|every time|next time|that goes for|for (?:any|every|all))\b"
                              r"[^.!?]{0,40}\b(?:(?:give|send|show|tell|write|reply|answer|explain)\w*\s+me|for me|to me|with me)\b", re.I)
 
@@ -237,7 +237,7 @@ NOT_A_JOB = re.compile(r"\b(?:group|forum|club|programm?e?|tournament|community|
                         r"|competition|course|workshop|retreat|online|activist|volunteer\w*|support group|book club)\b"
                         r"|群|论坛|俱乐部|社团|比赛|兴趣班|课程|训练营", re.I)
 JOB_CUE = re.compile(r"join|start|promot|hired|new (?:job|role|position|employer)|offer|switch|transfer|became|made (?:me|head|lead)"
-                     r"|appointed|took over|moved (?:to|over|into|from)|入职|跳槽|升|调|转岗|转正|聘|提拔|当上|换工作|新工作|加入|进了?|去了", re.I)
+                     r"|appointed|took over|moved (?:to|over|into|from)|入职|跳槽|升|调|转岗|转正|聘|提拔|当上|换工作|新工作|加入|进了?|去了|来的(?:公司|单位|厂|行|院|集团)", re.I)
 _MOVE_CUE = re.compile(r"\bmov(?:e|ed|ing)\b|relocat|transferred|settled|emigrat|immigrat|搬|迁|调到|调去|调回|落户|定居|安家|回到|来到", re.I)
 _AGE = re.compile(r"^\s*(?:old|of age|ago)\b|^\s*岁", re.I)
 _TRIP = re.compile(r"旅游|旅行|出差|度假|玩了|去玩|飞去|去过|\b(?:vacation|vacay|holiday|trip|tickets?|flights?|flew|fly(?:ing)?|travel\w*|visit\w*|tour\w*|getaway"

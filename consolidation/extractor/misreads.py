@@ -1,0 +1,90 @@
+"""Spans that have the shape of a memory but say something else (the precision stage, beside
+:mod:`consolidation.extractor.vetoes`): a title used as a form of address or a level, a verb read as
+a title, a place or employer the sentence says the user left, an organisation read as a city.
+
+Rule source: blind 14 a+b (stop 28), after their untouched run — each of these replaced a value the
+user had said plainly ("Lead installer …" by "lead" from "asking me to lead the BRT corridor
+scheduling", "Mud engineer" by "supervisor" from "WellSharp at supervisor level", 张掖 玉米育种 by
+"周老师" from "别一口一个周老师的", Lodwar by Nairobi from "joined … in the Nairobi office, then came
+up to Lodwar"). Depends on :mod:`consolidation.extractor.text` only.
+"""
+from __future__ import annotations
+
+import re
+
+from .text import Span
+
+# "叫我老周就行，别一口一个周老师的", "call me Mags, not Ms Okafor": how the user is addressed.
+# "岗位叫成果转化专员" names the title: only "叫我"/"别叫" is addressing.
+_ADDRESS_BEFORE = re.compile(r"(?:叫|喊|称呼|称)\s*(?:我|俺)\s*$|一口一个\s*$|(?:别|不要|不用)\s*(?:叫|喊|称呼)\s*(?:我|俺)?\s*$"
+                             r"|\b(?:call(?:ing)? me|address(?:ing)? me as|refer to me as)\s+$", re.I)
+# "at supervisor level", "a senior-level course": a level, not the user's title.
+_LEVEL_AFTER = re.compile(r"^[\s-]*(?:level|grade|standard|tier)\b|^\s*(?:级别|等级|水平|层级)", re.I)
+# "asking me to lead the BRT corridor scheduling": a verb with its object, not a title.
+_VERB_TITLE = re.compile(r"^(?:lead|head|manage|run|coordinate|supervise|direct|chair|coach|support|own)$", re.I)
+_OBJECT_AFTER = re.compile(r"^\s+(?:the|a|an|our|my|this|that|their|his|her|all|some|it)\b", re.I)
+
+
+def role_misread(text: str, sentence: Span, start: int, end: int) -> str | None:
+    """Why a role span is no title of the user's, or None: ``"address_form"`` (how the user wants
+    to be called: "别一口一个周老师的", "call me …"), ``"level"`` ("passed WellSharp at supervisor
+    level"), ``"verb"`` ("asking me to lead the BRT corridor scheduling"). Input: the turn, the
+    span's sentence and character offsets. Output: a veto code or None. Rule source: blind 14 a+b."""
+    before = text[max(sentence.start, start - 12):start]
+    after = text[end:sentence.end]
+    value = text[start:end].strip()
+    if _ADDRESS_BEFORE.search(before):
+        return "address_form"
+    if _LEVEL_AFTER.match(after):
+        return "level"
+    if _VERB_TITLE.match(value) and _OBJECT_AFTER.match(after):
+        return "verb"
+    return None
+
+
+# "joined Mwangaza in 2021 in the Nairobi office, then came up to Lodwar January last year", "先在
+# 东莞厂干了三年，后来调到长沙": the place (or employer) before "then … moved to Y" is the past one.
+_THEN_EN = r"^[^.;!?]{0,60}?\b(?:then|later|after that|afterwards|until|till|before)\b[^.;!?]{0,20}?"
+_LEFT_FOR = {
+    "city": (re.compile(_THEN_EN + r"\b(?:came|come|moved|move|went|go|shifted|relocated|transferred|posted|got (?:moved|transferred|posted))\b"
+                        r"(?:\s+(?:up|down|over|back|across|out))?\s+(?:to|into)\s+(?:the\s+|our\s+)?(?-i:[A-Z])", re.I),
+             re.compile(r"^[^。；！？!?]{0,24}?(?:后来|然后|之后|再|又|才)[^。；！？!?]{0,6}?(?:调到|调去|调来|搬到|搬去|去了|来了|派到|回到|到了)")),
+    "company": (re.compile(_THEN_EN + r"\b(?:joined|join|switched|moved|jumped|went)\s+(?:over\s+)?(?:to|into)?\s*(?:a|an|another|the)?\s*"
+                           r"(?:[A-Z]\w+|company|firm|employer|agency|startup)\b"),
+                re.compile(r"^[^。；！？!?]{0,24}?(?:后来|然后|之后|再|又|才)[^。；！？!?]{0,6}?(?:跳到|跳槽|跳去|换到|去了另|进了)")),
+}
+
+
+def left_behind(text: str, sentence: Span, end: int, key: str) -> bool:
+    """True when the sentence goes on, after a city or employer (``key`` ``"city"`` or
+    ``"company"``) ending at ``end``, to say the user then moved on to another ("…in the Nairobi
+    office, then came up to Lodwar", "在东莞干了三年，后来调到长沙", "spent a year at Deloitte, then
+    joined KPMG"). Input: the turn, the span's sentence, the span's end offset, the key. Output: bool.
+    Rule source: blind 14 a+b (stop 28)."""
+    after = text[end:sentence.end]
+    return any(rx.match(after) for rx in _LEFT_FOR[key])
+
+
+# An organisation's name is no city ("Mud engineer here, Karoo Offshore Services, I work out of
+# Saldanha Bay": the classifier tagged both names city, and the bay as the company).
+_ORG_TAIL = re.compile(r"\b(?:services|solutions|systems|technologies|tech|ltd|limited|inc|llc|plc|gmbh|group|holdings|company|co|corp"
+                       r"|corporation|bank|logistics|consulting|partners|industries|relief|foundation|trust|solar|energy|motors"
+                       r"|pharma|labs?|studios?|hospital|university|college|agency|airlines?|airways)\.?$"
+                       r"|(?:公司|集团|银行|医院|大学|学院|工厂|厂|研究院|研究所|事务所|酒店)$", re.I)
+
+
+def org_shaped(value: str) -> bool:
+    """True when ``value`` ends with an organisation word ("Karoo Offshore Services", "恒丰银行"):
+    such a span is an employer, whatever the tagger's label. Rule source: blind 14 a+b (stop 28)."""
+    return bool(_ORG_TAIL.search(value.strip()))
+
+
+# A month or time phrase the tagger ran into: "Lodwar January last year" → "Lodwar".
+_TIME_TAIL = re.compile(r"\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr"
+                        r"|jun|jul|aug|sep|sept|oct|nov|dec|last|this|next|since|in|on|from|around|early|late|back)\b.*$", re.I)
+
+
+def place_without_time(value: str) -> str:
+    """A place value without a time phrase the span ran into ("Lodwar January" → "Lodwar"); the
+    value itself when nothing would be left."""
+    return _TIME_TAIL.sub("", value).strip() or value
