@@ -347,6 +347,9 @@ def _email_not_file(text: str, start: int, end: int) -> Optional[tuple[int, int]
 _CRED_KEY_SHORT = (  # values of 4+ characters: passwords, PINs, one-time codes
     r"password|passwd|passwort|passcode|pass\s?code|pwd|pin(?:\s?code)?|otp|one[\s\-]time\s(?:pass)?code"
     r"|verification\scode|security\scode|auth(?:entication)?\scode"
+    # Spanish, Portuguese, French (blind 14: "el password es Norte#2026mx", "código de verificación: 583920")
+    r"|contraseña|contrasena|clave|senha|mot\sde\spasse|c[óo]digo\sde\sverificaci[óo]n|c[óo]digo\sde\sverifica[çc][ãa]o"
+    r"|code\sde\sv[ée]rification"
     r"|支付密码|登录密码|取款密码|密码|口令|验证码|校验码|动态码|安全码|PIN码"
 )
 _CRED_KEY_LONG = (  # values of 8+ characters: keys and tokens
@@ -357,7 +360,7 @@ _CRED_KEY_LONG = (  # values of 8+ characters: keys and tokens
 # Between keyword and value: "is", "was", ":", "=", "是", "为", or just a space
 # (a value glued to a Chinese keyword, "验证码123456", is fine too).
 _CRED_JOIN = (
-    r"(?:\s+(?:is|was)(?:\s*[:：])?\s+|\s*(?:[:：=]|是|为|為|[改设]为|改成|设成)\s*|\s+"
+    r"(?:\s+(?:is|was|es|era|é|est|ist)(?:\s*[:：])?\s+|\s*(?:[:：=]|是|为|為|[改设]为|改成|设成)\s*|\s+"
     r"|(?<=[\u4e00-\u9fff]))"
 )
 _CRED_VALUE = r"(?P<value>[\x21-\x7e]+)"

@@ -32,6 +32,11 @@ from tests.sanitizer_helpers import found
         ("token: ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
         ("secret key = 9f8e7d6c5b4a39281706", "9f8e7d6c5b4a39281706"),
         ("密钥是 Zx81kLmq0PzT", "Zx81kLmq0PzT"),
+        # Spanish, Portuguese, French (blind 14: a Monterrey team lead pasted her dialer login)
+        ("Mi usuario es mgarza y el password es Norte#2026mx, ¿dónde lo pongo?", "Norte#2026mx"),
+        ("me llegó este código de verificación: 583920, ¿dónde lo pongo?", "583920"),
+        ("minha senha é Qv7!pl22", "Qv7!pl22"),
+        ("mon mot de passe est Lune2026!", "Lune2026!"),
     ],
 )
 def test_it_finds_the_secret_after_a_credential_keyword(text, value):
@@ -79,6 +84,8 @@ def test_it_masks_credentials_completely_even_when_long():
         "PIN the tab to keep it open",
         "请输入 6 位验证码",
         "API key rotation is scheduled for Friday",
+        "la clave es importante para el equipo",
+        "¿cuál es la contraseña del wifi?",
         # a signed image link someone shared (seen in LoCoMo): not a secret they typed
         "look https://images.example.com/f/d5.png?token=eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1cm46YXBw.3OweRTbk",
     ],
