@@ -70,6 +70,7 @@ BLIND_SETS = [
     ("blind11_conversations.jsonl", 48, 0.62, 0.07, 0.95),
     ("blind12_conversations.jsonl", 48, 0.72, 0.045, 0.95),
     ("blind13_conversations.jsonl", 48, 0.67, 0.05, 0.97),
+    ("blind14_conversations.jsonl", 48, 0.70, 0.03, 0.97),
 ]
 
 
