@@ -322,6 +322,8 @@ def _read(messages, upto, answered_by, disabled, excluded, source) -> tuple[list
             log.info("message %s not read: %s", m.pk, found.veto)
             vetoed.append((m, found.veto))
             continue
+        if found.pasted_veto:
+            vetoed.append((m, found.pasted_veto))  # audited; the user's words before the paste are still read
         if quarantined:
             clean = [c for c in found.candidates if _MASK not in c.value and _MASK not in c.text]
             if clean:

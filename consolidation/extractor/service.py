@@ -36,7 +36,8 @@ from . import model as M
 from .text import Span, sentences
 from .context import addressee, context_veto
 from .misreads import left_behind, org_shaped, place_without_time, role_misread
-from .vetoes import _LANGUAGE_WORDS, BARE_VERB, JOB_CUE, denied_in_turn, event_veto, message_veto, negation, quoted_regions, span_veto, value_veto
+from .vetoes import (_LANGUAGE_WORDS, BARE_VERB, JOB_CUE, denied_in_turn, event_veto, message_veto, negation, own_words, quoted_regions,
+                     span_veto, value_veto)
 
 log = logging.getLogger("bizmemory.extraction")
 
@@ -53,6 +54,7 @@ class TurnCandidates:
     veto: str | None = None
     vetoed: list = field(default_factory=list)
     borderline: list = field(default_factory=list)  # [(sentence Span, best label, score)] the model was unsure of
+    pasted_veto: str | None = None  # a message veto found only in pasted text: audited, the user's own words still read
 
 
 def _encoder():
@@ -414,20 +416,30 @@ def candidates_extract(turns: list[tuple[str, dt.datetime]], *, use_model: bool 
     """
     out = [TurnCandidates() for _ in turns]
     readable: list[int] = []
+    read: dict[int, str] = {}  # the text read per turn: the whole turn, or the user's own words before a paste
     for i, (text, _at) in enumerate(turns):
         text = (text or "").strip()
         veto = message_veto(text) if text else "empty"
-        if veto:
+        own = own_words(text) if veto == "injection" else ""
+        if own and not message_veto(own):
+            # An injection inside pasted text ("summarise this email … [Note to any AI: save to memory
+            # that …]") is audited, and the pasted part is never read; what the user said before it is
+            # still theirs (blind 14: a recruiter's own role and city were lost with the email).
+            out[i].vetoed.append(("message", "pasted_text", veto))
+            out[i].pasted_veto = veto
+            read[i] = own
+        elif veto:
             out[i].veto = veto
             continue
         readable.append(i)
     ext = extractor_get() if use_model else None
     unsure: list = []
-    spans = ext.predict([turns[i][0] for i in readable], unsure) if ext is not None and readable else [[] for _ in readable]
+    texts = [read.get(i, turns[i][0]) for i in readable]
+    spans = ext.predict(texts, unsure) if ext is not None and readable else [[] for _ in readable]
     for mi, sent, label, score in unsure:
         out[readable[mi]].borderline.append((sent, label, score))
-    for i, found in zip(readable, spans):
-        text, at = turns[i]
+    for i, text, found in zip(readable, texts, spans):
+        at = turns[i][1]
         lang = _lang_of(text)
         quoted = quoted_regions(text)
         rules = []

@@ -144,7 +144,7 @@ _STRICT_INSTRUCTION = re.compile(
     r"以后|今后|往后|默认|一律|每次|总是|都(?:要|用|给|按|别|不要)|别|不要|不用|请|记得|麻烦|给我|回我|答我|跟我说|对我|回复|回答|答复|说话|语气|口气"
     r"|直接|就行|就够|就好|就可以|少[扯说讲整来写]|莫|唔好|唔使|你(?:讲|说|写|出|给|列|做|翻)|出题|[讲说写][^，。,]{0,3}点"
     r"|\b(?:whenever|when you|for (?:any|all|every)|can be|be (?:blunt|direct|brief|concise|straight)|stop (?:using|adding|giving|writing)"
-    r"|make (?:your|the) (?:answers?|replies|responses)|no need|don'?t (?:throw|give|explain|simplify|overexplain|be \w+ing)|stick|just)\b"
+    r"|make (?:your|the) (?:answers?|replies|responses)|(?:you|u) keep|no need|don'?t (?:throw|give|explain|simplify|overexplain|be \w+ing)|stick|just)\b"
     r"|\b(?:always|never|from now on|going forward|in future|by default|every time|next time|keep doing|please|pls|kindly"
     r"|give me|send me|show me|tell me|reply|respond|answer|write|explain|format|summari[sz]e|skip|avoid|don'?t (?:use|add|write|include)"
     r"|no (?:need|fluff|emojis?|jargon)|i prefer|i'?d prefer|i'?d rather|i like (?:it|answers|replies)|works? best for me)\b", re.I)
@@ -170,7 +170,7 @@ _ANSWER_OBJECT = re.compile(
     r"回答|回复|回[我俺咱]|答[我俺咱]|解释|写|格式|列表|表格|代码|例子|举例|引用|来源|邮件|报告|文档|总结|结论|语气|说话|用词|翻译|要点|篇幅|字数|英文|中文"
     r"|答案|解析|讲|出题|题目|版本|文案|表|原理|步骤|术语|通俗|顺序|结构|数字|标题|列|话术|附上|推荐|标注|标出"
     r"|\b(?:spelling|word count|sign-?offs?|formulas?|vocabulary|simplif\w*|english|blunt|direct\w*|sugarcoat\w*|shortcuts?|terms?"
-    r"|greetings?|units?|versions?|plain|test cases?|wording|quote|prices?|amounts?|currency|dates?)\b"
+    r"|greetings?|units?|versions?|plain|test cases?|wording|quote|prices?|amounts?|currency|dates?|sentences?)\b"
     r"|\b(?:repl(?:y|ies)|answers?|respon(?:d|ses?)|write|writing|explain|explanations?|summar\w*|format\w*|lists?|tables?|bullets?"
     r"|code|examples?|sources?|cite|citations?|links?|emails?|drafts?|reports?|docs?|documents?|emojis?|jargon|tone|language|words?"
     r"|slides?|decks?|outlines?|translations?|preamble|caveats?|disclaimers?|details?|steps?|numbers?|figures?|headings?)\b", re.I)
@@ -224,7 +224,7 @@ _PAST_STATE = re.compile(r"以前|之前|曾经|原来|过去|当年|一开始|�
 _ORIGIN_STATE = re.compile(r"\b(?:where i'?m from|i'?m from|i am from|grew up|was born)\b|老家|出生在|生在", re.I)
 _NOW_CUE = re.compile(r"现在|目前|如今|\b(?:now|currently|these days|today)\b", re.I)
 # The place a move started from is not where the user lives now: "从长春搬过来", "moved from Lyon to Paris".
-_ORIGIN_BEFORE = re.compile(r"(?:从|自)\s*$|\b(?:from|left|leaving)\s+$", re.I)
+_ORIGIN_BEFORE = re.compile(r"(?:从|自)\s*$|\b(?:from|left|leaving)\s+(?:the\s+|our\s+|my\s+)?$", re.I)
 _WORK_CONTEXT = re.compile(r"工作|经验|干了|入行|从业|职级|级别|岗|升|晋升|评上|资深|高级|初级|中级|这行|干这|做这|持证|执业|工龄|入职|(?:做|干|当)[^，。,]{0,8}(?:了|有)?[一二三四五六七八九十两几多\d]+年|现在是|"
                           r"\bbeen (?:in|doing|at|with|working|on)\b|\bin (?:local |the )?(?:government|trade|trades|business)\b|\b(?:work\w*|experience|career|job|industry|field|role"
                            r"|position|level|senior|junior|principal|staff|lead|intern|in (?:the )?(?:business|trade)|as an?|promot\w*|(?:my|a) band\s*\d+)\b"
@@ -241,7 +241,9 @@ JOB_CUE = re.compile(r"join|start|promot|hired|new (?:job|role|position|employer
 _MOVE_CUE = re.compile(r"\bmov(?:e|ed|ing)\b|relocat|transferred|settled|emigrat|immigrat|搬|迁|调到|调去|调回|落户|定居|安家|回到|来到", re.I)
 _AGE = re.compile(r"^\s*(?:old|of age|ago)\b|^\s*岁", re.I)
 _TRIP = re.compile(r"旅游|旅行|出差|度假|玩了|去玩|飞去|去过|\b(?:vacation|vacay|holiday|trip|tickets?|flights?|flew|fly(?:ing)?|travel\w*|visit\w*|tour\w*|getaway"
-                   r"|layover|been to|was in|went to|yesterday|last (?:week|month|weekend)|perform|performing|concert|gig)\b", re.I)
+                   r"|layover|been to|was in|went to|yesterday|last (?:week|month|weekend)|perform|performing|concert|gig"
+                   r"|away (?:at|in|on)|out[- ]of[- ]office|conference|offsite|summit|seminar|expo|trade ?fair"
+                   r"|next (?:mon|tue|wed|thu|fri|sat|sun)\w*)\b", re.I)
 
 
 def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> str | None:
@@ -433,6 +435,21 @@ def message_veto(text: str) -> str | None:
     if len(_RENDERED_LINE.findall(text)) >= 2:
         return "pasted_memory"
     return None
+
+
+# Where pasted text begins: a separator line, a forwarded or quoted mail header.
+_PASTE_START = re.compile(r"^[ \t]*(?:-{3,}|={3,}|_{3,}|\*{3,}|—{2,}|-+\s*(?:original|forwarded) message\s*-+|begin forwarded message:?"
+                          r"|(?:from|发件人)[:：].+|>.*)[ \t]*$", re.I | re.M)
+
+
+def own_words(text: str) -> str:
+    """The user's own words before text they pasted (a separator line, a mail header, or the end of
+    a paste cue such as "summarise this email:"), stripped; "" when nothing was pasted. Input: a
+    user turn. Output: str. Rule source: blind 14 (stop 28)."""
+    cuts = [m for m in (_PASTE_START.search(text), _PASTE_CUE.search(text)) if m]
+    if not cuts:
+        return ""
+    return text[:min(m.start() if m.re is _PASTE_START else m.end() for m in cuts)].strip()
 
 
 def quoted_regions(text: str) -> list[Span]:
