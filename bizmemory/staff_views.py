@@ -74,7 +74,7 @@ def versions_users(request):
         items=Count("memory_items", filter=Q(memory_items__valid_until__isnull=True), distinct=True),
     ).order_by("username")
     if q:
-        users = users.filter(username__icontains=q)
+        users = users.filter(Q(username__icontains=q) | Q(platform_identity__external_id__icontains=q))
     page = Paginator(users, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "consolidation/versions_users.html", {"page": page, "q": q})
 
@@ -135,7 +135,7 @@ def audit_log(request):
             if d["action"]:
                 qs = qs.filter(action__startswith=d["action"].strip())
             if d["user"]:
-                qs = qs.filter(subject_user__username=d["user"].strip())
+                qs = qs.filter(subject_user__platform_identity__external_id=d["user"].strip())
             if d["actor"]:
                 qs = qs.filter(actor__username=d["actor"].strip())
             if d["date_from"]:
