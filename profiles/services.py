@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from audit.models import QuarantineRecord
+from audit.permissions import RESTORE, permission_require
 from audit.services import audit_record, quarantine_clear_user
 
 from .changeset import memory_changeset
@@ -253,7 +254,7 @@ def memory_clear_all(*, user, include_history: bool = False, actor=None) -> dict
     return counts
 
 
-def snapshot_restore(*, user_id: int, version: int, actor=None, now: dt.datetime | None = None) -> Snapshot:
+def snapshot_restore(*, user_id: int, version: int, actor, now: dt.datetime | None = None) -> Snapshot:
     """Replace the user's current memory with snapshot ``version``, in one changeset.
 
     First the current state is saved as a ``rollback_point`` snapshot; then every current item
@@ -264,8 +265,12 @@ def snapshot_restore(*, user_id: int, version: int, actor=None, now: dt.datetime
     snapshot and audits ``memory.restored`` (ids and counts only). Restoring the rollback point
     gives back exactly what was there (equal item dicts, byte-identical MEMORY.md).
     Returns the rollback-point :class:`~profiles.models.Snapshot` (restore it to undo).
+    ``actor`` is the staff account restoring: it must hold ``profiles.restore_snapshot`` (the
+    group "memory officers"; superusers hold it), checked first, or ``PermissionDenied`` is
+    raised and nothing changes (:func:`audit.permissions.permission_require`; issue 14).
     Raises :class:`~profiles.versions.SnapshotNotFound` when the version is not retained.
     """
+    permission_require(actor=actor, perm=RESTORE)
     now = now or timezone.now()
     with memory_changeset(user_id=user_id, reason=SnapshotReason.RESTORE, actor=actor, now=now) as cs:
         target = Snapshot.objects.filter(user_id=user_id, version=version).first()
