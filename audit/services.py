@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from . import crypto
 from .models import AuditLog, QuarantineRecord, SensitiveWord
+from .permissions import DELETE_NOW, RELEASE, REVEAL, permission_require
 from .ports import quarantine_resubmitter
 from .sanitizer import analyze, mask
 
@@ -134,9 +135,12 @@ def quarantine_reveal(*, record_id: int, actor) -> str:
     hit types — never the text). Rule: issue #4, "revealing the original is an explicit
     action that writes an audit record".
 
-    Errors: :class:`QuarantineGone` for an unknown id; :class:`QuarantineUnreadable` when the
-    key cannot decrypt it (nothing is audited then: nothing was seen).
+    Errors: ``PermissionDenied`` unless ``actor`` is staff holding ``audit.reveal_quarantine``
+    (checked first: :func:`audit.permissions.permission_require`); :class:`QuarantineGone` for an
+    unknown id; :class:`QuarantineUnreadable` when the key cannot decrypt it (nothing is audited
+    then: nothing was seen).
     """
+    permission_require(actor=actor, perm=REVEAL)
     rec = _record_get(record_id)
     original = _original(rec)
     audit_record(
@@ -151,7 +155,10 @@ def quarantine_delete(*, record_id: int, actor) -> None:
     """Physically delete quarantine record ``record_id`` now, and mask the PII in the raw
     message(s) it came from (issue 14, "kept-out PII"); audited as ``quarantine.deleted`` (actor,
     record id, hit types, messages masked). The delete is conditional: when another admin or the purge
-    removed the row first, raises :class:`QuarantineGone` and audits nothing."""
+    removed the row first, raises :class:`QuarantineGone` and audits nothing. Raises
+    ``PermissionDenied`` first unless ``actor`` is staff holding ``audit.delete_quarantine_now``
+    (:func:`audit.permissions.permission_require`)."""
+    permission_require(actor=actor, perm=DELETE_NOW)
     rec = _record_get(record_id)
     if not _claim(rec):
         raise QuarantineGone(f"quarantine record {record_id} was already removed")
@@ -209,9 +216,12 @@ def quarantine_mark_false_positive(*, record_id: int, actor, now: dt.datetime | 
     one transaction. ``now`` (aware datetime, default: the current time) stamps the journal
     entries.
 
-    Errors: :class:`QuarantineGone` (unknown id, or another admin acted first: nothing is
-    written); :class:`QuarantineUnreadable` (wrong key: nothing changes).
+    Errors: ``PermissionDenied`` first unless ``actor`` is staff holding
+    ``audit.release_quarantine`` (:func:`audit.permissions.permission_require`);
+    :class:`QuarantineGone` (unknown id, or another admin acted first: nothing is written);
+    :class:`QuarantineUnreadable` (wrong key: nothing changes).
     """
+    permission_require(actor=actor, perm=RELEASE)
     now = now or timezone.now()
     rec = _record_get(record_id)
     original = _original(rec)

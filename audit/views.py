@@ -4,8 +4,9 @@ Anonymous visitors are sent to the login page; signed-in non-staff users get 403
 the list and the masked records; each action needs its own permission on top (reveal
 ``audit.reveal_quarantine``, delete now ``audit.delete_quarantine_now``, false positive
 ``audit.release_quarantine``; the group "memory officers" holds them, superusers hold all):
-without it, 403 naming what is missing, and the page hides the button.
-Actions are POST only (CSRF-protected); the logic lives in ``audit.services``.
+without it, 403 naming what is missing, and the page hides the button. The services check the
+permission (``audit.permissions``); the views let their ``PermissionDenied`` through to the 403
+handler. Actions are POST only (CSRF-protected); the logic lives in ``audit.services``.
 """
 
 from __future__ import annotations
@@ -18,9 +19,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -64,36 +63,6 @@ def staff_required(view):
     return wrapper
 
 
-def staff_permission_required(perm: str, refusal):
-    """``staff_required``, and the account must hold ``perm`` (``"app_label.codename"``;
-    superusers hold every permission): otherwise 403 whose page says ``refusal`` (lazy text
-    naming the action and who may do it)."""
-
-    def decorator(view):
-        @functools.wraps(view)
-        def checked(request, *args, **kwargs):
-            if not request.user.has_perm(perm):
-                raise PermissionDenied(str(refusal))
-            return view(request, *args, **kwargs)
-
-        return staff_required(checked)
-
-    return decorator
-
-
-def permission_refusal(action):
-    """The 403 text for staff without the permission ``action`` (lazy text, e.g. "Reading the audit log") needs."""
-    return format_lazy(
-        _lazy("{action} needs a permission your account does not have. Ask an administrator to add you to "
-              "the “memory officers” group."), action=action,
-    )
-
-
-REVEAL_REFUSED = permission_refusal(_lazy("Revealing a quarantined original"))
-DELETE_REFUSED = permission_refusal(_lazy("Deleting a quarantine record"))
-RELEASE_REFUSED = permission_refusal(_lazy("Marking a quarantined message a false positive"))
-
-
 @require_GET
 @staff_required
 def quarantine_list_view(request):
@@ -134,23 +103,26 @@ def quarantine_detail_view(request, pk: int):
 
 @never_cache
 @require_POST
-@staff_permission_required("audit.reveal_quarantine", REVEAL_REFUSED)
+@staff_required
 def quarantine_reveal_view(request, pk: int):
-    """POST /review/<id>/reveal — show the decrypted original once (not cached), audited."""
-    rec = _record_or_404(pk)
+    """POST /review/<id>/reveal — show the decrypted original once (not cached), audited.
+    Without ``audit.reveal_quarantine`` the service refuses: 403."""
     try:
         original = services.quarantine_reveal(record_id=pk, actor=request.user)
     except services.QuarantineGone as exc:
         raise Http404(str(exc)) from exc
     except services.QuarantineUnreadable:
-        return render(request, "audit/quarantine_detail.html", _detail_context(rec, error=_unreadable_message(pk)), status=409)
-    return render(request, "audit/quarantine_detail.html", _detail_context(rec, original=original, revealed=True))
+        return render(
+            request, "audit/quarantine_detail.html", _detail_context(_record_or_404(pk), error=_unreadable_message(pk)), status=409
+        )
+    return render(request, "audit/quarantine_detail.html", _detail_context(_record_or_404(pk), original=original, revealed=True))
 
 
 @require_POST
-@staff_permission_required("audit.delete_quarantine_now", DELETE_REFUSED)
+@staff_required
 def quarantine_delete_view(request, pk: int):
-    """POST /review/<id>/delete — delete the record now (audited), back to the list."""
+    """POST /review/<id>/delete — delete the record now (audited), back to the list. Without
+    ``audit.delete_quarantine_now`` the service refuses: 403."""
     try:
         services.quarantine_delete(record_id=pk, actor=request.user)
     except services.QuarantineGone as exc:
@@ -160,10 +132,11 @@ def quarantine_delete_view(request, pk: int):
 
 
 @require_POST
-@staff_permission_required("audit.release_quarantine", RELEASE_REFUSED)
+@staff_required
 def quarantine_false_positive_view(request, pk: int):
     """POST /review/<id>/false-positive — re-submit the message with its flagged spans
-    allowed, delete the record (audited), back to the list with the counts."""
+    allowed, delete the record (audited), back to the list with the counts. Without
+    ``audit.release_quarantine`` the service refuses: 403."""
     try:
         res = services.quarantine_mark_false_positive(record_id=pk, actor=request.user)
     except services.QuarantineGone as exc:

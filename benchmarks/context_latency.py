@@ -54,13 +54,15 @@ def _setup() -> None:
 def _populate(users: int, items: int, rng: random.Random) -> list:
     from django.contrib.auth import get_user_model
 
-    from profiles.models import MemoryItem, MemorySettings
+    from profiles.models import MemoryItem, MemorySettings, PlatformIdentity
 
     User = get_user_model()
     now = dt.datetime(2026, 3, 1, tzinfo=dt.timezone.utc)
     made = User.objects.bulk_create([User(username=f"bench-{i}") for i in range(users)], batch_size=2000)
     made = list(User.objects.filter(username__startswith="bench-").order_by("pk"))
     MemorySettings.objects.bulk_create([MemorySettings(user=u) for u in made], batch_size=2000)
+    # The API finds platform users by their PlatformIdentity (issue 14), not by username.
+    PlatformIdentity.objects.bulk_create([PlatformIdentity(user=u, external_id=u.username) for u in made], batch_size=2000)
     batch = []
     for u in made:
         tpl = ZH if rng.random() < 0.5 else EN

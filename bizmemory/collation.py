@@ -41,6 +41,21 @@ def exact_collation(connection) -> str:
     return MARIADB_EXACT if connection.mysql_is_mariadb else MYSQL_EXACT
 
 
+def column_make_exact(schema_editor, model, field_name: str) -> None:
+    """For a migration's ``RunPython``: give ``model``'s ``CharField`` ``field_name`` (a historical
+    model from ``apps.get_model``) the byte-exact collation of :func:`exact_collation`, keeping its
+    length and NULL-ability. Does nothing on SQLite and PostgreSQL, which compare bytes already."""
+    conn = schema_editor.connection
+    if conn.vendor != "mysql":
+        return
+    field = model._meta.get_field(field_name)
+    schema_editor.execute(
+        f"ALTER TABLE {schema_editor.quote_name(model._meta.db_table)} MODIFY "
+        f"{schema_editor.quote_name(field.column)} varchar({field.max_length}) "
+        f"CHARACTER SET utf8mb4 COLLATE {exact_collation(conn)} {'NULL' if field.null else 'NOT NULL'}"
+    )
+
+
 def collation_problems(columns: list[ExactColumn], *, using: str = "default") -> list[str]:
     """Messages for the ``columns`` whose collation on database ``using`` is not byte-exact.
 

@@ -5,14 +5,12 @@ in the top layer.
 Mounted at /staff/ by bizmemory/urls.py (namespace ``staff``). Anonymous visitors are sent
 to the login page; signed-in non-staff users get 403 (``audit.views.staff_required``). Restoring
 a version needs ``profiles.restore_snapshot`` and the audit log ``audit.view_auditlog`` (the
-group "memory officers"; ``audit.views.staff_permission_required``): other staff get 403 saying so.
+group "memory officers"), checked by the services (``audit.permissions``): other staff get 403 saying so.
 Actions are POST only (CSRF-protected); the logic lives in ``profiles.versions``.
 The quarantine review is at /review/ (``audit.views``); the raw tables are in /admin/.
 """
 
 from __future__ import annotations
-
-import datetime as dt
 
 from django import forms
 from django.contrib import messages
@@ -22,13 +20,13 @@ from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from audit.models import AuditLog
-from audit.views import permission_refusal, staff_permission_required, staff_required
+from audit.selectors import audit_log_list
+from audit.views import staff_required
 from consolidation.dashboard import dashboard_figures
 from profiles.models import MemoryItem, SnapshotReason
 from profiles.services import snapshot_restore
@@ -38,8 +36,6 @@ from profiles.versions import SnapshotNotFound, snapshot_create
 from .conf_docs import guardrails
 
 PAGE_SIZE = 50
-RESTORE_REFUSED = permission_refusal(gettext_lazy("Restoring a memory version"))
-AUDIT_LOG_REFUSED = permission_refusal(gettext_lazy("Reading the audit log"))
 
 
 class AuditFilterForm(forms.Form):
@@ -50,10 +46,6 @@ class AuditFilterForm(forms.Form):
     actor = forms.CharField(required=False, max_length=150, label=gettext_lazy("Actor"))
     date_from = forms.DateField(required=False, label=gettext_lazy("From"), widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, label=gettext_lazy("To"), widget=forms.DateInput(attrs={"type": "date"}))
-
-
-def _day_start(day: dt.date) -> dt.datetime:
-    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
 
 
 @require_GET
@@ -74,7 +66,7 @@ def versions_users(request):
         items=Count("memory_items", filter=Q(memory_items__valid_until__isnull=True), distinct=True),
     ).order_by("username")
     if q:
-        users = users.filter(username__icontains=q)
+        users = users.filter(Q(username__icontains=q) | Q(platform_identity__external_id__icontains=q))
     page = Paginator(users, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "consolidation/versions_users.html", {"page": page, "q": q})
 
@@ -94,13 +86,14 @@ def versions_user(request, user_id: int):
 
 
 @require_POST
-@staff_permission_required("profiles.restore_snapshot", RESTORE_REFUSED)
+@staff_required
 def version_restore(request, user_id: int, version: int):
     """POST /staff/versions/<user id>/<version>/restore — restore that version; the current
-    state is saved first as a rollback point (``snapshot_restore``)."""
-    subject = get_object_or_404(get_user_model(), pk=user_id)
+    state is saved first as a rollback point (``snapshot_restore``, which refuses staff without
+    ``profiles.restore_snapshot``: 403)."""
     try:
-        rollback = snapshot_restore(user_id=subject.pk, version=version, actor=request.user)
+        # An unknown user has no snapshots: SnapshotNotFound, 404 (after the permission check).
+        rollback = snapshot_restore(user_id=user_id, version=version, actor=request.user)
     except SnapshotNotFound as exc:
         raise Http404(str(exc)) from exc
     messages.success(
@@ -108,7 +101,7 @@ def version_restore(request, user_id: int, version: int):
         _("Version %(version)s restored. The state before it is saved as version %(rollback)s.")
         % {"version": version, "rollback": rollback.version},
     )
-    return redirect("staff:versions-user", user_id=subject.pk)
+    return redirect("staff:versions-user", user_id=user_id)
 
 
 @require_POST
@@ -122,28 +115,25 @@ def snapshot_manual(request, user_id: int):
 
 
 @require_GET
-@staff_permission_required("audit.view_auditlog", AUDIT_LOG_REFUSED)
+@staff_required
 def audit_log(request):
     """GET /staff/audit/?action=&user=&actor=&date_from=&date_to=&page= — the audit log,
-    newest first, 50 a page, read-only. Invalid filters → the page with errors, status 400."""
+    newest first, 50 a page, read-only (``audit_log_list``, which refuses staff without
+    ``audit.view_auditlog``: 403). Invalid filters → the page with errors, status 400."""
     form = AuditFilterForm(request.GET or None)
-    qs = AuditLog.objects.select_related("actor", "subject_user").order_by("-created_at", "-id")
+    filters = {}
     status = 200
     if form.is_bound:
         if form.is_valid():
             d = form.cleaned_data
-            if d["action"]:
-                qs = qs.filter(action__startswith=d["action"].strip())
+            filters = {"action": d["action"].strip(), "actor_username": d["actor"].strip(),
+                       "date_from": d["date_from"], "date_to": d["date_to"]}
             if d["user"]:
-                qs = qs.filter(subject_user__username=d["user"].strip())
-            if d["actor"]:
-                qs = qs.filter(actor__username=d["actor"].strip())
-            if d["date_from"]:
-                qs = qs.filter(created_at__gte=_day_start(d["date_from"]))
-            if d["date_to"]:
-                qs = qs.filter(created_at__lt=_day_start(d["date_to"] + dt.timedelta(days=1)))
+                platform = get_user_model().objects.filter(platform_identity__external_id=d["user"].strip())
+                filters["subject_user_ids"] = platform.values("pk")
         else:
             status = 400
+    qs = audit_log_list(actor=request.user, **filters)
     page = Paginator(qs, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)

@@ -77,7 +77,7 @@ class MessageIn(StrictSerializer):
 USER_HELP = (
     "Platform user id, 1-150 characters, compared exactly: case and accents matter (\"alice\" and "
     "\"Alice\" are two users) and it is never trimmed (leading or trailing whitespace is a 400 naming "
-    "user). Staff accounts are refused."
+    "user). Platform ids are their own namespace: an id equal to a staff login is another, separate user."
 )
 SESSION_HELP = (
     "The platform's session id, 1-128 characters without '/', whitespace or control characters, "

@@ -183,9 +183,10 @@ def _ingest_once(*, user_id, session_id, messages, agent, session_kind, temporar
     except ValueError as exc:
         raise IngestError("user", str(exc)) from exc
     if user.is_staff or user.is_superuser:
-        # Platform user ids share the account table with staff logins: never file a conversation,
-        # and so memory, under a staff account (give an admin a separate platform identity).
-        raise IngestError("user", "names a staff account; memory is kept for platform end users only")
+        # Platform ids are their own namespace (a staff login of the same name is another
+        # account), so only an operator who made a platform user's own account staff reaches
+        # this: still never file a conversation, and so memory, under a staff account.
+        raise IngestError("user", "this platform user's account was made a staff account; memory is kept for platform end users only")
     owner = agent_ensure(slug=agent, is_entry=(agent == "main"))
     # Session ids are the user's own namespace: another user's "s1" is another session, and
     # nothing here tells the caller that it exists.
@@ -259,7 +260,7 @@ def session_find(*, user_id: str, session_id: str) -> Session | None:
     """
     return (
         Session.objects.select_related("agent")
-        .filter(user__username=user_id, external_id=session_id)
+        .filter(user__platform_identity__external_id=user_id, external_id=session_id)
         .first()
     )
 

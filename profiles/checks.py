@@ -26,8 +26,9 @@ def check_profiles_settings(app_configs=None, **kwargs):
 
 @checks.register()
 def check_profiles_identifier_collation(app_configs=None, **kwargs):
-    """On MySQL/MariaDB, ``auth_user.username`` (the platform user id) and ``profiles_agent.slug``
-    (agent and expert slugs) must have a binary no-pad collation, or "alice", "Alice" and
+    """On MySQL/MariaDB, ``profiles_platformidentity.external_id`` (the platform user id, migration
+    ``profiles.0016``), ``auth_user.username`` (logins) and ``profiles_agent.slug`` (agent and
+    expert slugs) must have a binary no-pad collation, or "alice", "Alice" and
     "alice " are one account (issue 14; migration ``profiles.0010_identifier_collation``).
     Returns one ``checks.Error`` bizmemory.E040 per column that lost it (an Error: the server
     must not start mixing users), ``[]`` on SQLite/PostgreSQL or before that migration ran.
@@ -36,8 +37,11 @@ def check_profiles_identifier_collation(app_configs=None, **kwargs):
         return []
     from django.contrib.auth import get_user_model
 
-    from .models import Agent
+    from .models import Agent, PlatformIdentity
 
     migration = ("profiles", "0010_identifier_collation")
-    columns = [ExactColumn(get_user_model(), "username", migration), ExactColumn(Agent, "slug", migration)]
+    columns = [
+        ExactColumn(get_user_model(), "username", migration), ExactColumn(Agent, "slug", migration),
+        ExactColumn(PlatformIdentity, "external_id", ("profiles", "0016_platform_identity_fill")),
+    ]
     return [check_message("bizmemory.E040", problem) for problem in collation_problems(columns)]

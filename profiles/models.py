@@ -28,6 +28,28 @@ class ExtractionPolicy(models.TextChoices):
     NEVER = "never"
 
 
+class PlatformIdentity(models.Model):
+    """A platform end user: the platform's user id and the account that holds its memory.
+
+    Platform user ids are their own namespace, apart from staff logins (issue 14): a platform id
+    names the account linked here, never an account that merely has that ``username``. So a
+    platform id equal to a staff login is simply another user, with its own account (made with a
+    generated username when the plain one is taken): an ingest key learns nothing about which
+    staff accounts exist, and no memory is ever filed under one. ``external_id`` is byte-exact
+    on every database (migration ``profiles.0016``, check bizmemory.E040).
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="platform_identity")
+    external_id = models.CharField(max_length=150, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "platform identities"
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
 class MemorySettings(models.Model):
     """One user's memory switches.
 

@@ -1,9 +1,9 @@
 """Who an agent's read is for: the platform user it names, or nobody.
 
-Platform user ids share Django's account table with staff logins, so a read that answered 404
-for an unknown id (and 200 for a known one) told any read key which user ids exist, staff
-logins included. Instead :func:`platform_user` gives None both for an id no account has and for
-a staff or superuser login, and the reads answer None exactly as they answer a platform user
+A read that answered 404 for an unknown id (and 200 for a known one) told any read key which
+user ids exist. Instead :func:`platform_user` gives None for an id no platform user has (a staff
+login of the same name included: platform ids are their own namespace, ``PlatformIdentity``),
+and the reads answer None exactly as they answer a platform user
 with nothing stored: the same status and the same body (``tests/test_api_unknown_users.py``
 compares them endpoint by endpoint). Nothing is created on the way: a read never makes an
 account, a settings row or a cache row for nobody.
@@ -33,11 +33,13 @@ from .selectors import MemoryContext, SessionNotFound, memory_document_get, memo
 
 
 def platform_user(username: str):
-    """The platform end user whose id is ``username`` (compared exactly), or None when no account
-    has it or the account is a staff or superuser login (never a platform user: ingest refuses
-    them, and reads must not answer for them)."""
+    """The platform end user whose platform id is ``username`` (compared exactly, through
+    ``PlatformIdentity``: platform ids are their own namespace, issue 14), or None when no
+    platform user has it. A staff login of the same name is another account and is never
+    found; an account linked to a platform id that an operator later made staff or superuser is
+    refused too (ingest refuses it, and reads must not answer for staff)."""
     return (
-        get_user_model().objects.filter(username=username)
+        get_user_model().objects.filter(platform_identity__external_id=username)
         .exclude(Q(is_staff=True) | Q(is_superuser=True))
         .first()
     )

@@ -7,18 +7,21 @@ tests all call these rather than touching the models directly.
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from audit.models import QuarantineRecord
+from audit.permissions import RESTORE, permission_require
 from audit.services import audit_record, quarantine_clear_user
 
 from .changeset import memory_changeset
 from .models import (
     Agent, ConfirmationRequest, ConfirmationStatus, ConsolidationProposal, ContextPack, ExpertSetting,
-    ExtractionPolicy, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, Snapshot, SnapshotReason,
+    ExtractionPolicy, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, PlatformIdentity, Snapshot,
+    SnapshotReason,
 )
 from .ports import conversations
 from .versions import SnapshotNotFound, item_fields, snapshot_create, snapshot_item_dict
@@ -26,25 +29,43 @@ from .versions import SnapshotNotFound, item_fields, snapshot_create, snapshot_i
 User = get_user_model()
 
 
-USER_ID_MAX = 150  # auth_user.username
+USER_ID_MAX = 150  # PlatformIdentity.external_id
 
 
 def user_ensure(*, external_id: str):
-    """Return the Django user whose ``username`` is the platform's user id, creating it if missing.
+    """Return the account of the platform end user ``external_id``, creating it if missing.
 
-    The id is taken exactly (issue 14): never trimmed, case- and accent-sensitive on every
-    database ("alice", "Alice" and "josé" are three users; on MySQL/MariaDB the column is
-    byte-exact, migration ``profiles.0010`` and check bizmemory.E040). Raises ``ValueError``
-    for an id that is not a string of 1-150 characters or that starts or ends with whitespace
-    ("bob " would otherwise be a second account, or quietly ``bob`` where a layer trims).
+    Platform ids are their own namespace (issue 14, ``PlatformIdentity``): the id names the
+    account linked to it, never one that merely has that ``username``. A new platform user gets
+    an account named after its id when that username is free, and a generated one
+    (``platform-<hex>``) when a staff login or any other account already holds it, so a platform
+    id equal to a staff login is simply another user: callers answer it as they answer any new
+    id, and nothing is ever filed under the staff account. The id is taken exactly: never
+    trimmed, case- and accent-sensitive on every database ("alice", "Alice" and "josé" are
+    three users; byte-exact on MySQL/MariaDB, migration ``profiles.0016``, check
+    bizmemory.E040). Raises ``ValueError`` for an id that is not a string of 1-150 characters
+    or that starts or ends with whitespace ("bob " would otherwise be a second account, or
+    quietly ``bob`` where a layer trims).
     """
     if not isinstance(external_id, str) or not 1 <= len(external_id) <= USER_ID_MAX:
         raise ValueError(f"user id must be 1-{USER_ID_MAX} characters")
     if external_id != external_id.strip():
         raise ValueError("user id must not start or end with whitespace (ids are compared exactly, never trimmed)")
-    user, _ = User.objects.get_or_create(username=external_id)
-    MemorySettings.objects.get_or_create(user=user)
-    return user
+    identity = PlatformIdentity.objects.select_related("user").filter(external_id=external_id).first()
+    if identity is None:
+        try:
+            # A savepoint, as get_or_create takes: a concurrent first ingest of the same id wins
+            # the unique index, and this one then reads the winner's row.
+            with transaction.atomic():
+                taken = User.objects.filter(username=external_id).exists()
+                user = User.objects.create(username=f"platform-{uuid.uuid4().hex}" if taken else external_id)
+                identity = PlatformIdentity.objects.create(user=user, external_id=external_id)
+        except IntegrityError:
+            identity = PlatformIdentity.objects.select_related("user").filter(external_id=external_id).first()
+            if identity is None:
+                raise  # the winner has not committed yet: the caller's retry reads it (ingest does)
+    MemorySettings.objects.get_or_create(user=identity.user)
+    return identity.user
 
 
 def agent_ensure(*, slug: str, is_entry: bool = False) -> Agent:
@@ -233,7 +254,7 @@ def memory_clear_all(*, user, include_history: bool = False, actor=None) -> dict
     return counts
 
 
-def snapshot_restore(*, user_id: int, version: int, actor=None, now: dt.datetime | None = None) -> Snapshot:
+def snapshot_restore(*, user_id: int, version: int, actor, now: dt.datetime | None = None) -> Snapshot:
     """Replace the user's current memory with snapshot ``version``, in one changeset.
 
     First the current state is saved as a ``rollback_point`` snapshot; then every current item
@@ -244,8 +265,12 @@ def snapshot_restore(*, user_id: int, version: int, actor=None, now: dt.datetime
     snapshot and audits ``memory.restored`` (ids and counts only). Restoring the rollback point
     gives back exactly what was there (equal item dicts, byte-identical MEMORY.md).
     Returns the rollback-point :class:`~profiles.models.Snapshot` (restore it to undo).
+    ``actor`` is the staff account restoring: it must hold ``profiles.restore_snapshot`` (the
+    group "memory officers"; superusers hold it), checked first, or ``PermissionDenied`` is
+    raised and nothing changes (:func:`audit.permissions.permission_require`; issue 14).
     Raises :class:`~profiles.versions.SnapshotNotFound` when the version is not retained.
     """
+    permission_require(actor=actor, perm=RESTORE)
     now = now or timezone.now()
     with memory_changeset(user_id=user_id, reason=SnapshotReason.RESTORE, actor=actor, now=now) as cs:
         target = Snapshot.objects.filter(user_id=user_id, version=version).first()

@@ -54,6 +54,15 @@ def bob(db):
 
 
 @pytest.fixture
+def officer(db):
+    """A staff account in the "memory officers" group: holds the reveal, delete-now, release,
+    restore and audit-log permissions the services check (``audit.permissions``)."""
+    from .helpers import officer_make
+
+    return officer_make("officer")
+
+
+@pytest.fixture
 def api_keys(db):
     """``{"ingest": key, "read": key}`` plain-text keys for the two scopes."""
     from profiles.models import PlatformAPIKey

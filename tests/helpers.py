@@ -46,3 +46,42 @@ def officer_make(username: str = "reviewer", **fields):
     user = get_user_model().objects.create_user(username, password=fields.pop("password", "pw"), is_staff=True, **fields)
     user.groups.add(memory_officers_group())
     return user
+
+
+def staff_with(username: str, *perms: str, is_staff: bool = True):
+    """An account (staff unless ``is_staff`` is False; password ``pw``) holding exactly ``perms``
+    (``"app_label.codename"``), re-read so that no permission cache hides a change."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    user = get_user_model().objects.create_user(username, password="pw", is_staff=is_staff)
+    for perm in perms:
+        label, codename = perm.split(".")
+        user.user_permissions.add(Permission.objects.get(content_type__app_label=label, codename=codename))
+    return get_user_model().objects.get(pk=user.pk)
+
+
+PHONE = "13912345678"
+
+
+def phone_quarantined(user, at):
+    """A quarantine record of ``user`` filed at ``at`` for a sentence holding :data:`PHONE`."""
+    from audit.sanitizer import analyze
+    from audit.services import quarantine_file, sensitive_words_active
+
+    text = f"我的手机是{PHONE}"
+    return quarantine_file(user=user, session_id=None, message_ids=[], original=text,
+                           hits=analyze(text, sensitive_words=sensitive_words_active()), now=at)
+
+
+def two_versions(user, t0) -> list[int]:
+    """Two consolidation runs a day apart (city, then industry); the user's snapshot versions, oldest first."""
+    from consolidation.consolidate import consolidation_run
+    from consolidation.models import JournalEntry
+    from profiles.models import Snapshot
+
+    for day, (key, value) in enumerate([("city", "北京"), ("industry", "金融")]):
+        JournalEntry.objects.create(user=user, kind="profile", key=key, value=value, text=f"{key}: {value}",
+                                    observed_at=t0, created_at=t0, tokens=5)
+        consolidation_run(user_id=user.pk, now=t0 + dt.timedelta(days=day))
+    return sorted(Snapshot.objects.filter(user=user).values_list("version", flat=True))

@@ -250,8 +250,15 @@ def test_an_ingest_key_limited_to_some_agents_may_not_post_or_end_for_others(db)
     assert Session.objects.get(external_id="s-other").ended_at is None
 
 
-def test_conversations_are_never_filed_under_a_staff_account(api_keys, django_user_model):
-    django_user_model.objects.create_user("boss", password="x", is_staff=True)
+def test_conversations_are_never_filed_under_a_platform_account_made_staff(api_keys):
+    """Platform ids are their own namespace (a staff login of the same name is another user:
+    tests/test_platform_identity.py); an operator who makes a platform user's account staff stops
+    its ingest."""
+    from profiles.services import user_ensure
+
+    user = user_ensure(external_id="boss")
+    user.is_staff = True
+    user.save(update_fields=["is_staff"])
     r = _post(api_keys, _body(user="boss"))
     assert r.status_code == 400 and r.json()["error"]["field"] == "user"
     assert not Message.objects.exists()

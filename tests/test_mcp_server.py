@@ -133,12 +133,18 @@ def test_the_command_exits_2_without_a_valid_read_key_for_the_agent(alice, monke
         assert "--key: not a valid API key" in str(_refused("--user", "alice", "--agent", "main", "--key", bad))
 
 
-def test_the_command_refuses_a_staff_or_superuser_login_as_the_user(alice):
+def test_a_staff_login_as_the_user_names_the_platform_user_of_that_id_never_the_staff_account(db, t0):
+    """Platform ids are their own namespace (profiles.models.PlatformIdentity)."""
+    from profiles.services import user_ensure
+
     _, key = PlatformAPIKey.objects.create_key(name="mcp", scope="read")
-    get_user_model().objects.create_user("helpdesk", is_staff=True)
-    get_user_model().objects.create_user("root", is_superuser=True)
-    for login in ("helpdesk", "root"):
-        assert "staff account" in str(_refused("--user", login, "--agent", "main", "--key", key))
+    staff = get_user_model().objects.create_user("helpdesk", is_staff=True)
+    platform = user_ensure(external_id="helpdesk")
+    for user, text in ((staff, "staff: 我对花生过敏"), (platform, "platform: 我对花生过敏")):
+        MemoryItem.objects.create(user=user, kind="fact", key="allergy", value="花生", text=text,
+                                  valid_from=t0, confirmed_at=t0)
+    hits = bound_call("memory_search", {"query": "花生过敏"}, username="helpdesk", agent_slug="main", api_key=key)["hits"]
+    assert [h["text"] for h in hits] == ["platform: 我对花生过敏"]
 
 
 CALLS = [("memory_search", {"query": "狗"}), ("memory_get", {}), ("memory_items", {"limit": 1})]

@@ -92,11 +92,11 @@ def test_confirmation_reject(remembered):
     assert MemoryItem.objects.current().get(user=remembered, key="city").value == "Lisbon"
 
 
-def test_snapshot_restore(remembered):
+def test_snapshot_restore(remembered, officer):
     first = Snapshot.objects.filter(user=remembered).latest("version").version
     _learn(remembered, T0 + dt.timedelta(days=1), ("skill", "Python"), ("department", "Growth"))
     before = _state(remembered)
-    snapshot_restore(user_id=remembered.pk, version=first, now=T0 + dt.timedelta(days=2))
+    snapshot_restore(user_id=remembered.pk, version=first, actor=officer, now=T0 + dt.timedelta(days=2))
     before["snapshots"] += 1  # the rollback point
     _assert_followups(remembered, before, action="memory.restored", reason=SnapshotReason.RESTORE)
     assert not MemoryItem.objects.current().filter(user=remembered, value="Growth").exists()

@@ -6,14 +6,13 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from audit.models import AuditLog, QuarantineRecord
 from audit.services import quarantine_delete
 from consolidation.extraction import extraction_run
 from consolidation.models import Message
 from profiles.services import memory_quarantine_clear
-from tests.helpers import post_turns
+from tests.helpers import officer_make, post_turns
 
 T0 = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
 PHONE = "13912345678"
@@ -34,7 +33,7 @@ def _turn(rec):
 def test_staff_delete_masks_the_raw_turn_and_says_so_in_the_audit():
     rec = _kept_out("alice")
     assert PHONE in _turn(rec)
-    staff = get_user_model().objects.create_user("reviewer", is_staff=True)
+    staff = officer_make("reviewer")
     quarantine_delete(record_id=rec.pk, actor=staff)
     assert PHONE not in _turn(rec) and "苏州" in _turn(rec)
     log = AuditLog.objects.filter(action="quarantine.deleted").get()

@@ -4,7 +4,6 @@ import datetime as dt
 
 import pytest
 from cryptography.fernet import Fernet
-from django.contrib.auth import get_user_model
 
 from audit.models import AuditLog, QuarantineRecord, SensitiveWord
 from audit.services import (
@@ -18,14 +17,14 @@ from consolidation.extraction import extraction_run
 from consolidation.models import JournalEntry, Message
 from profiles.services import memory_settings_update
 
-from .helpers import post_turns
+from .helpers import officer_make, post_turns
 
 PHONE = "13912345678"
 
 
 @pytest.fixture
 def staff(db):
-    return get_user_model().objects.create_user("reviewer", password="pw", is_staff=True)
+    return officer_make("reviewer")  # holds the permissions the services check
 
 
 def _quarantine(username, session_id, text, t0):

@@ -43,21 +43,21 @@ def _two_versions(user, t0):
     return first
 
 
-def test_restore_makes_current_memory_equal_to_the_snapshot(alice, t0):
+def test_restore_makes_current_memory_equal_to_the_snapshot(officer, alice, t0):
     first = _two_versions(alice, t0)
     snap = Snapshot.objects.get(user=alice, version=first)
-    snapshot_restore(user_id=alice.pk, version=first, now=t0 + dt.timedelta(days=3))
+    snapshot_restore(user_id=alice.pk, version=first, actor=officer, now=t0 + dt.timedelta(days=3))
     assert current_item_dicts(user_id=alice.pk) == snap.items
     assert _md(alice) == snap.memory_md
 
 
-def test_restoring_the_rollback_point_gives_back_the_exact_state(alice, t0):
+def test_restoring_the_rollback_point_gives_back_the_exact_state(officer, alice, t0):
     first = _two_versions(alice, t0)
     before_items, before_md = current_item_dicts(user_id=alice.pk), _md(alice)
-    rollback = snapshot_restore(user_id=alice.pk, version=first, now=t0 + dt.timedelta(days=3))
+    rollback = snapshot_restore(user_id=alice.pk, version=first, actor=officer, now=t0 + dt.timedelta(days=3))
     assert rollback.reason == SnapshotReason.ROLLBACK_POINT
     assert current_item_dicts(user_id=alice.pk) != before_items
-    snapshot_restore(user_id=alice.pk, version=rollback.version, now=t0 + dt.timedelta(days=4))
+    snapshot_restore(user_id=alice.pk, version=rollback.version, actor=officer, now=t0 + dt.timedelta(days=4))
     assert current_item_dicts(user_id=alice.pk) == before_items
     assert _md(alice).encode() == before_md.encode()
     assert [i.as_dict() for i in MemoryItem.objects.current().filter(user=alice).order_by("id")] == [
@@ -65,30 +65,30 @@ def test_restoring_the_rollback_point_gives_back_the_exact_state(alice, t0):
     ]
 
 
-def test_restore_brings_back_a_deleted_item_under_its_old_id(alice, t0):
+def test_restore_brings_back_a_deleted_item_under_its_old_id(officer, alice, t0):
     _entry(alice, "city", "Hangzhou", t0)
     version = consolidation_run(user_id=alice.pk, now=t0).snapshot_version
     item_id = MemoryItem.objects.get(user=alice).pk
     MemoryItem.objects.filter(pk=item_id).delete()
-    snapshot_restore(user_id=alice.pk, version=version)
+    snapshot_restore(user_id=alice.pk, version=version, actor=officer)
     assert MemoryItem.objects.current().get(user=alice).pk == item_id
 
 
-def test_restore_is_audited_bumps_the_version_and_snapshots(alice, t0):
+def test_restore_is_audited_bumps_the_version_and_snapshots(officer, alice, t0):
     first = _two_versions(alice, t0)
     v = memory_version_read(user_id=alice.pk)
-    snapshot_restore(user_id=alice.pk, version=first, actor=alice)
+    snapshot_restore(user_id=alice.pk, version=first, actor=officer)
     assert memory_version_read(user_id=alice.pk) == v + 1
     log = AuditLog.objects.get(action="memory.restored")
-    assert log.actor == alice and log.details["restored_version"] == first
+    assert log.actor == officer and log.details["restored_version"] == first
     assert Snapshot.objects.filter(user=alice).order_by("-version").first().reason == SnapshotReason.RESTORE
 
 
-def test_restoring_an_unknown_version_raises_and_changes_nothing(alice, bob, t0):
+def test_restoring_an_unknown_version_raises_and_changes_nothing(officer, alice, bob, t0):
     first = _two_versions(alice, t0)
     count = Snapshot.objects.count()
     with pytest.raises(SnapshotNotFound):
-        snapshot_restore(user_id=bob.pk, version=first)  # another user's version is not bob's
+        snapshot_restore(user_id=bob.pk, version=first, actor=officer)  # another user's version is not bob's
     assert Snapshot.objects.count() == count
 
 
@@ -100,20 +100,20 @@ def test_manual_snapshots_keep_the_newest_k(alice, t0, settings):
     assert AuditLog.objects.filter(action="memory.snapshot_created").count() == 3
 
 
-def test_the_commands_create_and_restore(alice, t0):
+def test_the_commands_create_and_restore(officer, alice, t0):
     _entry(alice, "city", "Hangzhou", t0)
     consolidation_run(user_id=alice.pk, now=t0)
     out = StringIO()
     call_command("snapshot_create", "--user", "alice", stdout=out)
     assert "snapshot version 2" in out.getvalue()
     out = StringIO()
-    call_command("snapshot_restore", "--user", "alice", "--version", "1", stdout=out)
+    call_command("snapshot_restore", "--user", "alice", "--version", "1", "--actor", "officer", stdout=out)
     assert "rollback point is version 3" in out.getvalue()
 
 
-def test_the_commands_exit_2_on_bad_input(alice):
+def test_the_commands_exit_2_on_bad_input(officer, alice):
     with pytest.raises(CommandError) as err:
-        call_command("snapshot_restore", "--user", "alice", "--version", "99")
+        call_command("snapshot_restore", "--user", "alice", "--version", "99", "--actor", "officer")
     assert err.value.returncode == 2 and "--version" in str(err.value)
     with pytest.raises(CommandError) as err:
         call_command("snapshot_create", "--user", "nobody")
@@ -127,7 +127,7 @@ def _snapshot_texts(user):
             for s in Snapshot.objects.filter(user=user).order_by("version")]
 
 
-def test_a_superseded_value_is_replaced_by_its_successor_in_older_snapshots(alice, t0):
+def test_a_superseded_value_is_replaced_by_its_successor_in_older_snapshots(officer, alice, t0):
     _entry(alice, "industry", "retail", t0)
     _entry(alice, "pref:format", "tables", t0, kind="preference")
     first = consolidation_run(user_id=alice.pk, now=t0).snapshot_version
@@ -138,7 +138,7 @@ def test_a_superseded_value_is_replaced_by_its_successor_in_older_snapshots(alic
     assert sorted(d["value"] for d in old.items) == ["banking", "tables"]
     assert "banking" in old.memory_md and "tables" in old.memory_md
     # A restore of the old version keeps the user's correction.
-    snapshot_restore(user_id=alice.pk, version=first, now=t0 + dt.timedelta(days=2))
+    snapshot_restore(user_id=alice.pk, version=first, actor=officer, now=t0 + dt.timedelta(days=2))
     assert sorted(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == ["banking", "tables"]
 
 
@@ -178,7 +178,7 @@ def test_a_retracted_value_is_dropped_from_older_snapshots(alice, t0):
     assert all("team lead" not in text for _, text in _snapshot_texts(alice))
 
 
-def test_a_user_delete_leaves_every_retained_snapshot_and_restore_cannot_bring_it_back(alice, t0):
+def test_a_user_delete_leaves_every_retained_snapshot_and_restore_cannot_bring_it_back(officer, alice, t0):
     from profiles.services import memory_item_delete
 
     _entry(alice, "city", "Hangzhou", t0)
@@ -187,7 +187,7 @@ def test_a_user_delete_leaves_every_retained_snapshot_and_restore_cannot_bring_i
     city = MemoryItem.objects.current().get(user=alice, key="city")
     memory_item_delete(user=alice, item_id=city.pk)
     assert all("Hangzhou" not in text for _, text in _snapshot_texts(alice))
-    snapshot_restore(user_id=alice.pk, version=first)
+    snapshot_restore(user_id=alice.pk, version=first, actor=officer)
     assert list(MemoryItem.objects.current().filter(user=alice).values_list("value", flat=True)) == ["tables"]
 
 

@@ -1,22 +1,15 @@
 """Staff actions that show decrypted PII or rewrite memory need explicit permissions (the
 "memory officers" group, migration profiles.0012); being staff opens the masked pages only."""
 
-import datetime as dt
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.urls import reverse
 
 from audit.models import AuditLog, QuarantineRecord
-from audit.sanitizer import analyze
-from audit.services import quarantine_file, sensitive_words_active
-from consolidation.consolidate import consolidation_run
-from consolidation.models import JournalEntry
 from profiles.models import Snapshot
-from tests.helpers import officer_make
+from tests.helpers import PHONE, officer_make, phone_quarantined, staff_with, two_versions
 
-PHONE = "13912345678"
 OFFICER_PERMS = {
     "audit.reveal_quarantine", "audit.delete_quarantine_now", "audit.release_quarantine", "audit.view_auditlog",
     "profiles.restore_snapshot",
@@ -25,26 +18,16 @@ OFFICER_PERMS = {
 
 @pytest.fixture
 def rec(alice, t0):
-    text = f"我的手机是{PHONE}"
-    return quarantine_file(user=alice, session_id=None, message_ids=[], original=text,
-                           hits=analyze(text, sensitive_words=sensitive_words_active()), now=t0)
+    return phone_quarantined(alice, t0)
 
 
 @pytest.fixture
 def versions(alice, t0):
-    for day, (key, value) in enumerate([("city", "北京"), ("industry", "金融")]):
-        JournalEntry.objects.create(user=alice, kind="profile", key=key, value=value, text=f"{key}: {value}",
-                                    observed_at=t0, created_at=t0, tokens=5)
-        consolidation_run(user_id=alice.pk, now=t0 + dt.timedelta(days=day))
-    return sorted(Snapshot.objects.filter(user=alice).values_list("version", flat=True))
+    return two_versions(alice, t0)
 
 
 def _staff(username="plain-staff", *perms):
-    user = get_user_model().objects.create_user(username, password="pw", is_staff=True)
-    for perm in perms:
-        label, codename = perm.split(".")
-        user.user_permissions.add(Permission.objects.get(content_type__app_label=label, codename=codename))
-    return get_user_model().objects.get(pk=user.pk)  # no cached permissions
+    return staff_with(username, *perms)
 
 
 def _actions(rec, alice, version):

@@ -8,8 +8,9 @@ from profiles.versions import snapshot_create
 
 
 def user_by_platform_id(platform_id: str):
-    """The user whose username is the platform user id; CommandError(returncode=2) when missing."""
-    user = get_user_model().objects.filter(username=platform_id).first()
+    """The account of the platform user ``platform_id`` (``PlatformIdentity``: never a staff login of
+    the same name); CommandError(returncode=2) when missing."""
+    user = get_user_model().objects.filter(platform_identity__external_id=platform_id).first()
     if user is None:
         raise CommandError(f"--user: no user {platform_id!r}", returncode=2)
     return user

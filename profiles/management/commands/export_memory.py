@@ -23,12 +23,14 @@ class Command(BaseCommand):
         parser.add_argument("--user", help="platform user id (default: every user)")
 
     def handle(self, *args, **opts):
-        users = get_user_model().objects.order_by("username")
+        # Platform users only, keyed by platform id (PlatformIdentity): staff logins keep no memory.
+        users = get_user_model().objects.filter(platform_identity__isnull=False).select_related("platform_identity")
+        users = users.order_by("platform_identity__external_id")
         if opts["user"]:
-            users = users.filter(username=opts["user"])
+            users = users.filter(platform_identity__external_id=opts["user"])
             if not users.exists():
                 raise CommandError(f"--user: no user {opts['user']!r}", returncode=2)
-        data = {u.username: user_export(user=u) for u in users}
+        data = {u.platform_identity.external_id: user_export(user=u) for u in users}
         if opts["format"] == "json":
             self.stdout.write(json.dumps({"users": data}, ensure_ascii=False, indent=1))
         else:

@@ -5,17 +5,16 @@ Serves exactly the three read-only agent tools, ``memory_search``, ``memory_get`
 call received before stdin closes is answered before the command returns. Like the HTTP API it
 needs a read-scope API key: ``--key``, or the ``BIZMEMORY_API_KEY`` environment variable
 (better: a command line is visible to other local users), allowing the agent; every tool call
-checks it again. ``--user`` is a platform user id: one no account has yet is served as a user
-with no memory (as the HTTP API answers it), a staff or superuser login is refused. Exit
-status 2 with a message for a missing or invalid key, an agent the key may not act for, or a
-staff login.
+checks it again. ``--user`` is a platform user id, in the platform's own namespace
+(``profiles.models.PlatformIdentity``): one no platform user has yet is served as a user with no
+memory (as the HTTP API answers it), and a staff login of the same name is another account whose
+memory is never read. Exit status 2 with a message for a missing or invalid key or an agent the
+key may not act for.
 """
 
 import os
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.db.models import Q
 
 from profiles.mcp_server import build_server
 from profiles.permissions import api_key_get, read_key_refusal
@@ -36,9 +35,6 @@ class Command(BaseCommand):
         refusal = read_key_refusal(api_key_get(opts["key"]), opts["agent"])
         if refusal:
             raise CommandError(f"--{refusal[0]}: {refusal[1]}", returncode=2)
-        staff = Q(is_staff=True) | Q(is_superuser=True)
-        if get_user_model().objects.filter(staff, username=opts["user"]).exists():
-            raise CommandError(
-                f"--user: {opts['user']!r} is a staff account; memory is kept for platform end users only", returncode=2,
-            )
+        # --user is a platform id: its own namespace (profiles.models.PlatformIdentity), so a staff
+        # login of the same name is another account, never read here.
         build_server(username=opts["user"], agent_slug=opts["agent"], api_key=opts["key"]).run("stdio")
