@@ -5,9 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
+import secrets
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.core import signing
+from django.core.cache import cache
 from django.db import connection, transaction
 
 from django.utils import timezone
@@ -148,6 +151,69 @@ def quarantine_reveal(*, record_id: int, actor) -> str:
         target_type="quarantine_record", target_id=str(rec.pk), details={"hit_types": _hit_types(rec)},
     )
     return original
+
+
+REVEAL_TOKEN_SECONDS = 60
+_REVEAL_SALT = "audit.quarantine-reveal"
+
+
+class RevealRefused(PermissionError):
+    """A reveal token that may not be used; ``reason`` says why: ``invalid`` (tampered, or for
+    another record), ``other_user`` (issued to another account), ``expired`` (older than
+    ``REVEAL_TOKEN_SECONDS``) or ``used`` (already redeemed once)."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"reveal token refused: {reason}")
+        self.reason = reason
+
+
+def _reveal_nonce_key(nonce: str) -> str:
+    return f"audit:quarantine-reveal:{nonce}"
+
+
+def quarantine_reveal_token_issue(*, record_id: int, actor) -> str:
+    """A signed, single-use token that lets ``actor`` see record ``record_id`` once, within
+    ``REVEAL_TOKEN_SECONDS`` seconds (post/redirect/get: the POST gets the token, the GET it
+    redirects to redeems it, so a browser refresh cannot reveal again). The token carries
+    the record id, the actor's id and a random nonce, signed with ``SECRET_KEY``
+    (``django.core.signing``, timestamped); the nonce is registered in the shared cache
+    (``CACHES["default"]``: Redis or the database table, one for every process) and removed
+    on redemption. Nothing is decrypted or audited here. Rule: issue 17, "Reveal renders at
+    the POST URL".
+
+    Errors: ``PermissionDenied`` unless ``actor`` is staff holding ``audit.reveal_quarantine``
+    (checked first, as :func:`quarantine_reveal` does); :class:`QuarantineGone` for an unknown record.
+    """
+    permission_require(actor=actor, perm=REVEAL)
+    _record_get(record_id)
+    nonce = secrets.token_urlsafe(18)
+    cache.set(_reveal_nonce_key(nonce), actor.pk, timeout=REVEAL_TOKEN_SECONDS + 5)
+    return signing.dumps({"r": record_id, "u": actor.pk, "n": nonce}, salt=_REVEAL_SALT, compress=True)
+
+
+def quarantine_reveal_token_redeem(*, token: str, record_id: int, actor) -> str:
+    """Redeem ``token`` (from :func:`quarantine_reveal_token_issue`) for record ``record_id``:
+    consume it and return the decrypted original through :func:`quarantine_reveal`, which
+    writes the one ``quarantine.revealed`` audit record.
+
+    Errors: :class:`RevealRefused` (nothing decrypted, nothing audited; a refusal for another
+    account or a bad signature leaves the token usable by its owner); :class:`QuarantineGone`,
+    :class:`QuarantineUnreadable` as :func:`quarantine_reveal` (the token is spent then).
+    """
+    try:
+        claim = signing.loads(token, salt=_REVEAL_SALT, max_age=REVEAL_TOKEN_SECONDS)
+    except signing.SignatureExpired as exc:
+        raise RevealRefused("expired") from exc
+    except signing.BadSignature as exc:
+        raise RevealRefused("invalid") from exc
+    if not isinstance(claim, dict) or claim.get("r") != record_id or not isinstance(claim.get("n"), str):
+        raise RevealRefused("invalid")
+    if claim.get("u") != actor.pk:
+        raise RevealRefused("other_user")
+    # Deleting the nonce is the claim: of two requests with one token only one deletes it.
+    if not cache.delete(_reveal_nonce_key(claim["n"])):
+        raise RevealRefused("used")
+    return quarantine_reveal(record_id=record_id, actor=actor)
 
 
 @transaction.atomic

@@ -6,7 +6,8 @@ the list and the masked records; each action needs its own permission on top (re
 ``audit.release_quarantine``; the group "memory officers" holds them, superusers hold all):
 without it, 403 naming what is missing, and the page hides the button. The services check the
 permission (``audit.permissions``); the views let their ``PermissionDenied`` through to the 403
-handler. Actions are POST only (CSRF-protected); the logic lives in ``audit.services``.
+handler. Actions are POST only (CSRF-protected; reveal then redirects to a GET that redeems a
+single-use token); the logic lives in ``audit.services``.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from .labels import hit_type_name
 
@@ -101,14 +104,42 @@ def quarantine_detail_view(request, pk: int):
     return render(request, "audit/quarantine_detail.html", _detail_context(_record_or_404(pk)))
 
 
+def _reveal_refusals() -> dict[str, tuple[int, str]]:
+    """``{RevealRefused.reason: (HTTP status, message)}`` (translated at call time)."""
+    again = _("Press “Reveal original” again to see it (that is audited again).")
+    return {
+        "used": (410, _("This reveal was already shown once; a refresh does not show it again.") + " " + again),
+        "expired": (410, _("This reveal link has expired.") + " " + again),
+        "other_user": (403, _("This reveal link was issued to another staff account.")),
+        "invalid": (400, _("This reveal link is not valid for this record.")),
+    }
+
+
 @never_cache
-@require_POST
+@require_http_methods(["GET", "POST"])
 @staff_required
 def quarantine_reveal_view(request, pk: int):
-    """POST /review/<id>/reveal — show the decrypted original once (not cached), audited.
-    Without ``audit.reveal_quarantine`` the service refuses: 403."""
+    """POST /review/<id>/reveal — issue a short-lived single-use reveal token and redirect (303)
+    to GET /review/<id>/reveal?token=…, which shows the decrypted original once, audited, with
+    ``Cache-Control: no-store``. A refresh, a second GET, another account's GET or a late one
+    (``services.REVEAL_TOKEN_SECONDS``) reveals nothing and audits nothing: the masked page with
+    the reason (410 used / expired, 403 another account, 400 invalid). GET without a token →
+    the detail page. Without ``audit.reveal_quarantine`` the service refuses: 403."""
+    rec = _record_or_404(pk)
+    detail_url = reverse("audit:quarantine-detail", args=[pk])
+    if request.method == "POST":
+        token = services.quarantine_reveal_token_issue(record_id=pk, actor=request.user)
+        resp = HttpResponseRedirect(f"{reverse('audit:quarantine-reveal', args=[pk])}?{urlencode({'token': token})}")
+        resp.status_code = 303
+        return resp
+    token = request.GET.get("token")
+    if not token:
+        return redirect(detail_url)
     try:
-        original = services.quarantine_reveal(record_id=pk, actor=request.user)
+        original = services.quarantine_reveal_token_redeem(token=token, record_id=pk, actor=request.user)
+    except services.RevealRefused as exc:
+        status, message = _reveal_refusals()[exc.reason]
+        return render(request, "audit/quarantine_detail.html", _detail_context(rec, error=message), status=status)
     except services.QuarantineGone as exc:
         raise Http404(str(exc)) from exc
     except services.QuarantineUnreadable:

@@ -146,7 +146,7 @@ SETTINGS: tuple[Setting, ...] = (
        secret=True, default_doc="a development key, with `DEBUG=true` only"),
     _s("ALLOWED_HOSTS", "list", ["127.0.0.1", "localhost", "testserver"], "Host names the site answers to.",
        "bizmemory", group=""),
-    # --- HTTPS (production; `manage.py check --deploy` expects them, README "Production") ---
+    # --- HTTPS (production; `manage.py check --deploy` expects them, README "Running in production") ---
     _s("SECURE_PROXY_SSL_HEADER", "str", "",
        "`HEADER,value` that marks a request the TLS proxy received over HTTPS, e.g. "
        "`HTTP_X_FORWARDED_PROTO,https`; set it only behind a proxy that sets (and strips) that header.",

@@ -44,7 +44,7 @@ def _proxy_ssl_header(value: str) -> tuple[str, str] | None:
     return header, expected
 
 
-# HTTPS, all from the environment (README "Production"; off by default so a laptop serves plain HTTP).
+# HTTPS, all from the environment (README "Running in production"; off by default so a laptop serves plain HTTP).
 SECURE_PROXY_SSL_HEADER = _proxy_ssl_header(_v["SECURE_PROXY_SSL_HEADER"])
 SECURE_SSL_REDIRECT = _v["SECURE_SSL_REDIRECT"]
 SECURE_HSTS_SECONDS = _v["SECURE_HSTS_SECONDS"]

@@ -3,7 +3,7 @@
 #   pkg-config, libmariadb-dev  - to compile the mysqlclient driver (the MySQL/MariaDB extra)
 #   chromium                    - headless browser for the browser tests
 #   gettext                     - msgfmt, to compile the translations in locale/ (manage.py compilemessages)
-#   fonts-wqy-microhei          - a Chinese font, so browser-test screenshots of zh pages are readable
+#   fonts-wqy-microhei          - a CJK font, so zh pages in the browser tests (and screenshots) are not boxes
 # Idempotent: runs `apt-get update` (once) and `apt-get install` only if something is missing.
 set -euo pipefail
 

@@ -1,5 +1,5 @@
 """Production settings: ``manage.py check --deploy`` is clean with the environment the README
-documents (section "Production", read from the README itself), each HTTPS setting comes from the
+documents (section "Running in production", read from the README itself), each HTTPS setting comes from the
 environment, and with DEBUG off a missing SECRET_KEY stops the web server (not a warning)."""
 
 import os

@@ -1,8 +1,9 @@
 """Headless Chromium (Debian's /usr/bin/chromium) driven by Playwright against Django's live server.
 
 Playwright's own browser download is never used (it fails offline): the browser is the
-system one. Screenshots go to var/screenshots/. The tests skip, saying why, when
-/usr/bin/chromium or the playwright package is missing — and fail under CI (``tests/ci.py``).
+system one. Screenshots go to var/screenshots/. The tests skip, naming the missing binary and
+the command that installs it, when /usr/bin/chromium (or ``CHROMIUM``) or the playwright package
+is missing — and fail under CI (``tests/ci.py``); pytest.ini's ``-rs`` prints each skip's reason.
 """
 
 import os
@@ -12,7 +13,9 @@ import pytest
 
 from tests.ci import absent, require_module
 
-CHROMIUM = "/usr/bin/chromium"
+# The system browser; CHROMIUM=<path> names another one (e.g. /usr/bin/chromium-browser).
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+INSTALL_HINT = "install it with: sudo scripts/install-system-deps.sh (Debian's chromium and a CJK font)"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -20,13 +23,22 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 
 
+def chromium_or_absent(path: str | None = None) -> str:
+    """The Chromium binary ``path`` (default ``CHROMIUM``) when it is an executable file; otherwise
+    skip the test naming the missing binary and the command that installs it — under CI, fail
+    (``tests.ci.absent``)."""
+    path = path or CHROMIUM
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        absent(f"browser tests need Chromium, and {path} is missing; {INSTALL_HINT}")
+    return path
+
+
 # Module scope: Playwright's sync API keeps an event loop running in this thread while it is
 # open, which would break later tests that call asyncio.run(); it is closed after each module.
 @pytest.fixture(scope="module")
 def browser():
-    if not os.path.exists(CHROMIUM):
-        absent(f"{CHROMIUM} is absent (install Debian's chromium: scripts/install-system-deps.sh)")
-    sync_api = require_module("playwright.sync_api", "the playwright package is not installed")
+    chromium_or_absent()
+    sync_api = require_module("playwright.sync_api", "the playwright package is not installed (bin/setup installs it)")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     # With that loop running, Django refuses ORM calls from this thread; the tests' own data
     # set-up is synchronous and safe (the live server runs in its own thread). Scoped to here.
