@@ -58,6 +58,7 @@ class Step:
 STEPS = [
     Step("extraction_quality", "quality", ["extraction_quality.py"]),
     Step("search_quality", "quality", ["search_quality.py"], quick=["--conversations", "2"]),
+    Step("search_keys", "quality", ["search_keys.py"]),
     Step("eval_dev_score", "quality", []),  # in-process: migrate / replay / export_memory / score.py
     Step("hot_path_sqlite", "hot path", ["hot_path.py", "--db", "sqlite"], full=["--full"], quick=["--quick"], timeout=3600),
     Step("hot_path_postgresql", "hot path", ["hot_path.py", "--db", "postgresql"], full=["--full"], quick=["--quick"],

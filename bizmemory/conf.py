@@ -302,6 +302,10 @@ SETTINGS: tuple[Setting, ...] = (
     _s("EMBEDDER_OPENAI_MODEL", "str", "", "Model name of the embeddings endpoint.", "profiles"),
     _s("SEARCH_MIN_SIMILARITY", "float", None, "Minimum cosine similarity of a vector hit.", "profiles",
        limit=Range("bizmemory.E033", -1, 1), unit=_("cosine similarity"), default_doc="the embedder's"),
+    _s("SEARCH_VECTOR_ONLY_MIN_SIMILARITY", "float", None, "Minimum cosine similarity of a hit found by its "
+       "vector alone (no query word, and no label of a key the query asks about, in its text): the floor that "
+       "keeps unrelated items out.", "profiles", limit=Range("bizmemory.E033", -1, 1), unit=_("cosine similarity"),
+       default_doc="the embedder's"),
     _s("SEARCH_DECAY_HALF_LIFE_DAYS", "float", 180.0, "Half-life of `memory_search`'s time decay (none when the "
        "query has a time cue).", "profiles", limit=Range("bizmemory.E035", 0), unit=_DAYS),
     _s("SEARCH_DECAY_FLOOR", "float", 0.8, "Share of its score an old hit keeps at worst.", "profiles",

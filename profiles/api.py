@@ -70,7 +70,11 @@ class ContextOut(serializers.Serializer):
 
 
 class SearchQuery(ReadQuery):
-    query = serializers.CharField(max_length=2000)
+    query = serializers.CharField(max_length=2000, help_text=(
+        "A value or a question about a key ('where does the user live', '住在哪'): memory items match the "
+        "labels and question words of the keys it asks about (profiles/taxonomy.py) as well as their values. "
+        "A hit with no word in common needs BIZMEMORY_SEARCH_VECTOR_ONLY_MIN_SIMILARITY, so an unrelated "
+        "query returns no hits."))
     scope = serializers.ChoiceField(choices=["memory", "sessions"], default="memory")
     top_k = serializers.IntegerField(min_value=1, max_value=50, default=5)
     min_similarity = serializers.FloatField(min_value=-1.0, max_value=1.0, required=False,

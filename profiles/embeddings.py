@@ -51,6 +51,9 @@ class Embedder:
     dim: int = 0
     # Minimum cosine similarity for a vector hit when BIZMEMORY['SEARCH_MIN_SIMILARITY'] is unset.
     default_threshold: float = 0.2
+    # Minimum for a hit found by its vector alone when BIZMEMORY['SEARCH_VECTOR_ONLY_MIN_SIMILARITY']
+    # is unset (profiles.search): below it a vector-only hit is the nearest item, not a match.
+    default_floor: float = 0.45
 
     def embed(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
@@ -65,6 +68,7 @@ class HashingEmbedder(Embedder):
     """
 
     default_threshold = 0.15
+    default_floor = 0.15  # its similarity is character overlap: a vector-only hit shares n-grams
 
     def __init__(self, dim: int = 256):
         self.dim = dim
@@ -87,6 +91,9 @@ class USEEmbedder(Embedder):
     name = "use-multilingual-v3"
     dim = 512
     default_threshold = 0.2
+    # benchmarks/search_keys.py: unrelated vector-only hits reach 0.38 ("Shanghai" → 城市：北京),
+    # cross-language value matches 0.52–0.60 ("Hangzhou" → 城市：杭州, "peanut allergy" → 我对花生过敏).
+    default_floor = 0.45
 
     def __init__(self, threads: int = 2):
         self._threads = threads
@@ -110,6 +117,7 @@ class OpenAIEmbedder(Embedder):
     when not configured. Raises :class:`EmbedderError` on HTTP or shape errors."""
 
     default_threshold = 0.3
+    default_floor = 0.45  # not measured for any particular model: set the setting for yours
 
     def __init__(self, *, base_url: str, api_key: str, model: str, dim: int = 0, timeout: float = 30.0):
         if not base_url or not model:

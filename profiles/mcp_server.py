@@ -30,7 +30,8 @@ SEARCH_DESCRIPTION = (
     "Search the user's long-term memory (scope 'memory': profile, preferences, dated facts) or their past "
     "conversation messages (scope 'sessions'). Hybrid lexical + semantic retrieval; works in Chinese and English. "
     "Returns ids, kinds, dates, scores and texts, best first. Older results rank lower unless the query "
-    "mentions the past ('之前', '去年', 'last month')."
+    "mentions the past ('之前', '去年', 'last month'). Questions about a kind of memory work ('where does the "
+    "user live', '住在哪', '做什么的'); a query that matches nothing stored returns no results."
 )
 GET_DESCRIPTION = (
     "Read the user's memory document (MEMORY.md): all of it, or a line range (from_line..to_line, 1-based, "
@@ -46,7 +47,7 @@ ITEMS_DESCRIPTION = (
 SEARCH_PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "query": {"type": "string", "description": "What to look for, in the user's language."},
+        "query": {"type": "string", "description": "What to look for: a value or a question, in Chinese or English."},
         "scope": {"type": "string", "enum": ["memory", "sessions"], "default": "memory",
                   "description": "'memory' = long-term items (default); 'sessions' = past messages (PII masked)."},
         "top_k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5, "description": "How many results."},

@@ -25,6 +25,13 @@ fused by reciprocal rank fusion (Cormack et al. 2009, k = 60):
   SQLite and MySQL/MariaDB compute it in numpy over the user's rows (id and embedding
   columns only).
 
+Questions about keys (issue 17): a memory query also gets the zh and en label terms of the keys it
+asks about (``profiles.taxonomy.query_keys``: "where does the user live" → city → ``city``, ``城市``),
+each counted only in items of that key's kind, so "住在哪" finds "City: Manchester". Asking words
+(``how``, 什么, 哪, 吗, 用户) leave the query. A chunk with no lexical match needs a vector similarity
+of at least ``SEARCH_VECTOR_ONLY_MIN_SIMILARITY`` (the floor; USE 0.45): below it, it is only
+the nearest item ("Reykjavik" → "City: Lisbon" is 0.29). Figures: benchmarks/search_keys.py.
+
 Only the candidates' metadata is read, and the text only of the ``top_k`` hits returned.
 
 The vector list's weight in the fusion is ``SEARCH_VECTOR_WEIGHT_MEMORY`` (default 1.0)
@@ -62,6 +69,7 @@ from .access import memory_access_reason
 from .embeddings import EmbedderError, from_bytes, get_embedder, to_bytes
 from .models import LexicalPosting, MemoryItem, MemoryVector, VectorSource
 from .ports import conversations
+from .taxonomy import query_keys
 
 logger = logging.getLogger("bizmemory.search")
 
@@ -83,6 +91,9 @@ _STOP = frozenset(
     "a an and are as at be but by do does did for from has have i in is it its me my of on or our she he so that the "
     "their them they this to was we were what when where which who why will with you your user user's".split()
 )
+# Query words that only ask (never name a value): dropped from queries, kept in documents.
+_QUERY_STOP = frozenset("any about can could her hers him his how many much should tell there whose would".split())
+_CJK_ASKING = re.compile(r"用户|什么|[什么哪吗呢谁]")
 
 
 def has_time_cue(query: str) -> bool:
@@ -94,15 +105,19 @@ def lexical_terms(text: str, *, query: bool = False) -> list[str]:
     """Index terms of ``text``: CJK character bigrams and lowercased Latin/digit words minus a few
     English stop words, with a plural ``s`` stripped. Documents (``query`` False) also get CJK
     unigrams, so a one-character query term (``猫``) matches; a query uses a CJK run's bigrams,
-    or the character itself when the run is one character long."""
+    or the character itself when the run is one character long, without the words that only ask
+    (``how``, ``whose``; 什么, 哪, 吗, 呢, 谁, 用户 and the single characters they leave)."""
     out: list[str] = []
     for m in _TERMS.finditer((text or "").lower()):
         run = m.group()
         if "\u3400" <= run[0] <= "\u9fff":
-            out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
+            # A query run loses its asking words and the single characters they leave ("的").
+            pieces = [p for p in _CJK_ASKING.split(run) if len(p) > 1 or p == run] if query else [run]
+            for piece in pieces:
+                out.extend([piece] if len(piece) == 1 else [piece[i : i + 2] for i in range(len(piece) - 1)])
             if not query and len(run) > 1:
                 out.extend(run)
-        elif run not in _STOP:
+        elif run not in _STOP and not (query and run in _QUERY_STOP):
             out.append(run[:-1] if len(run) > 3 and run.endswith("s") and not run.endswith("ss") else run)
     return out
 
@@ -372,13 +387,16 @@ def _corpus_stats(user_id: int, source: str, since: dt.datetime | None) -> tuple
 
 def _bm25_index(
     user_id: int, source: str, query_terms: list[str], *, since: dt.datetime | None = None,
-    meta: dict[int, _Meta] | None = None, k1: float = 1.2, b: float = 0.75,
+    meta: dict[int, _Meta] | None = None, kind_terms: dict[str, set[str]] | None = None,
+    k1: float = 1.2, b: float = 0.75,
 ) -> tuple[int, dict[int, float]]:
     """BM25 of ``user_id``'s ``source`` chunks (dated ``since`` or later) for ``query_terms``, from the index.
 
     Reads the postings of the query terms only, and N / total length with one aggregate.
     Returns ``(N, {vector id: score > 0})``: the same scores as in-memory BM25 over all those
     chunks' :func:`lexical_terms` (df per term within them, average length over them).
+    ``kind_terms`` (term → chunk kinds) adds terms that count only in chunks of those kinds (a
+    key's labels, :func:`_key_terms`); their df is taken within those kinds.
     Fills ``meta`` (when given) with each scored chunk's ``(item_id, message_id, kind, date)``.
     Chunks without postings get them first (:func:`_postings_backfill`, a write).
     """
@@ -387,10 +405,11 @@ def _bm25_index(
         _postings_backfill(user_id, source)
         n, total, pending = _corpus_stats(user_id, source, since)
     terms = {t[:TERM_MAX_CHARS] for t in query_terms}
-    if not n or not terms:
+    kinds = {t[:TERM_MAX_CHARS]: ks for t, ks in (kind_terms or {}).items() if t[:TERM_MAX_CHARS] not in terms}
+    if not n or not (terms or kinds):
         return n, {}
     avgdl = total / n or 1.0
-    postings = LexicalPosting.objects.filter(user_id=user_id, source=source, term__in=terms)
+    postings = LexicalPosting.objects.filter(user_id=user_id, source=source, term__in=terms | set(kinds))
     if since is not None:
         postings = postings.filter(vector__date__gte=since)
     by_term: dict[str, list[tuple[int, int, int]]] = {}
@@ -398,13 +417,14 @@ def _bm25_index(
         "vector_id", "term", "tf", "vector__terms_count", "vector__item_id", "vector__message_id", "vector__kind",
         "vector__date",
     ):
-        if term not in terms:  # a case-/accent-insensitive collation (MySQL) matched another term
+        # (a case-/accent-insensitive collation, MySQL, may match another term: skipped too)
+        if term not in terms and kind not in kinds.get(term, ()):
             continue
         by_term.setdefault(term, []).append((vid, tf, dl or 0))
         if meta is not None:
             meta[vid] = (item_id, message_id, kind, date)
     scores: dict[int, float] = {}
-    for term in terms:
+    for term in terms | set(kinds):
         posts = by_term.get(term)
         if not posts:
             continue
@@ -415,6 +435,28 @@ def _bm25_index(
     return n, {vid: sc for vid, sc in scores.items() if sc > 0}
 
 
+def _key_terms(query: str) -> dict[str, set[str]]:
+    """The terms of the zh and en labels of the keys ``query`` asks about
+    (:func:`profiles.taxonomy.query_keys`), each with the item kinds it may match there:
+    "where does the user live" → ``{"city": {"profile"}, "城市": {"profile"}}``."""
+    out: dict[str, set[str]] = {}
+    for spec in query_keys(query):
+        for term in lexical_terms(f"{spec.label_en} {spec.label_zh}", query=True):
+            out.setdefault(term, set()).add(spec.kind)
+    return out
+
+
+def _thresholds(emb, min_similarity: float | None) -> tuple[float, float]:
+    """``(vector threshold, vector-only floor)``: the argument or ``SEARCH_MIN_SIMILARITY``, and
+    ``SEARCH_VECTOR_ONLY_MIN_SIMILARITY``, each defaulting to the embedder's own value."""
+    cfg = settings.BIZMEMORY
+    if min_similarity is None:
+        min_similarity = cfg["SEARCH_MIN_SIMILARITY"]
+    floor = cfg["SEARCH_VECTOR_ONLY_MIN_SIMILARITY"]
+    return (emb.default_threshold if min_similarity is None else min_similarity,
+            emb.default_floor if floor is None else floor)
+
+
 def search_chunks(
     *, user_id: int, query: str, source: str, top_k: int, min_similarity: float | None = None,
     now: dt.datetime | None = None, since: dt.datetime | None = None,
@@ -423,19 +465,19 @@ def search_chunks(
 
     Returns ``(hits, time_cue)`` with at most ``top_k`` hits, best first. ``since`` drops
     chunks dated before it (message retention). ``min_similarity`` (cosine) defaults to
-    ``BIZMEMORY['SEARCH_MIN_SIMILARITY']`` or the embedder's own default. Builds missing
+    ``BIZMEMORY['SEARCH_MIN_SIMILARITY']`` or the embedder's own default. Items also match the
+    labels of the keys the query asks about (:func:`_key_terms`); a chunk with no lexical match
+    needs ``SEARCH_VECTOR_ONLY_MIN_SIMILARITY`` (the floor, issue 17). Builds missing
     lexical postings first (:func:`_postings_backfill`, a write).
     """
     now = now or timezone.now()
     emb = get_embedder()
     cfg = settings.BIZMEMORY
-    if min_similarity is None:
-        min_similarity = cfg["SEARCH_MIN_SIMILARITY"]
-        if min_similarity is None:
-            min_similarity = emb.default_threshold
+    min_similarity, floor = _thresholds(emb, min_similarity)
     cue = has_time_cue(query)
     meta: dict[int, _Meta] = {}
-    n, lex = _bm25_index(user_id, source, lexical_terms(query, query=True), since=since, meta=meta)
+    keyed = _key_terms(query) if source == VectorSource.ITEM else None
+    n, lex = _bm25_index(user_id, source, lexical_terms(query, query=True), since=since, meta=meta, kind_terms=keyed)
     if not n:
         return [], cue
     try:
@@ -469,6 +511,8 @@ def search_chunks(
         fused[vid] = fused.get(vid, 0.0) + weight / (RRF_K + rank + 1)
     for rank, vid in enumerate(sorted(lex, key=lambda vid: (-lex[vid], vid))):
         fused[vid] = fused.get(vid, 0.0) + 1.0 / (RRF_K + rank + 1)
+    # The floor: a chunk with no lexical evidence needs a close vector, or it is only the nearest one.
+    fused = {vid: sc for vid, sc in fused.items() if vid in lex or sims[vid] >= floor}
     missing = [vid for vid in fused if vid not in meta]  # none expected: every candidate's metadata came above
     for i in range(0, len(missing), 500):
         for vid, *m in MemoryVector.objects.filter(pk__in=missing[i : i + 500]).values_list(

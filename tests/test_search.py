@@ -87,10 +87,11 @@ def test_it_applies_top_k_and_the_similarity_threshold(alice):
 
 
 @pytest.mark.parametrize("min_similarity", [None, -1.0], ids=["default-threshold", "every-vector"])
-def test_it_never_returns_another_users_items(alice, bob, min_similarity):
+def test_it_never_returns_another_users_items(alice, bob, min_similarity, settings):
     # Both users have a matching item and both are indexed before either searches (issue 18: an
     # index built only for the searching user makes a missing user filter invisible). With a
-    # threshold of -1 every vector of the candidate set counts, so the vector path is checked too.
+    # threshold and floor of -1 every vector of the candidate set counts, so the vector path is checked too.
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, SEARCH_VECTOR_ONLY_MIN_SIMILARITY=min_similarity)
     hers = _item(alice, "fact", "allergy", "我对花生过敏")
     _item(alice, "fact", "pet", "我有一只狗")
     his = _item(bob, "fact", "allergy", "我对花生过敏，芒果也不行")
@@ -105,7 +106,8 @@ def test_it_never_returns_another_users_items(alice, bob, min_similarity):
 
 
 @pytest.mark.parametrize("min_similarity", [None, -1.0], ids=["default-threshold", "every-vector"])
-def test_sessions_scope_never_returns_another_users_turns(alice, bob, min_similarity):
+def test_sessions_scope_never_returns_another_users_turns(alice, bob, min_similarity, settings):
+    settings.BIZMEMORY = dict(settings.BIZMEMORY, SEARCH_VECTOR_ONLY_MIN_SIMILARITY=min_similarity)
     now = dt.datetime.now(dt.timezone.utc)
     # Two unrelated turns each, so the query terms stay rare (a positive BM25 idf) even if the
     # other user's postings leaked into the document frequencies.
