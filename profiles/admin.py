@@ -7,7 +7,7 @@ from bizmemory.admin_base import ReadOnlyAdmin, ServiceOwnedAdmin
 
 from .models import (
     Agent, ConfirmationRequest, ContextPack, ExpertSetting, LexicalPosting, MemoryDocument, MemoryItem, MemorySettings,
-    MemoryVector, MemoryVersion, PlatformAPIKey, Snapshot,
+    MemoryVector, MemoryVersion, PlatformAPIKey, PlatformIdentity, Snapshot,
 )
 from .services import memory_items_delete_by_staff
 
@@ -35,6 +35,17 @@ class MemoryVectorAdmin(ReadOnlyAdmin):
     raw_id_fields = ("user", "item")
     exclude = ("embedding",)
     search_fields = ("user__username",)
+
+
+@admin.register(PlatformIdentity)
+class PlatformIdentityAdmin(ReadOnlyAdmin):
+    """Which account holds a platform user id (issue 14): made by ingest, never edited by hand
+    (changing a link would file one user's memory under another)."""
+
+    list_display = ("external_id", "user", "created_at")
+    list_select_related = ("user",)
+    raw_id_fields = ("user",)
+    search_fields = ("external_id", "user__username")
 
 
 @admin.register(LexicalPosting)
