@@ -102,9 +102,10 @@ def switches(request):
             )
             messages.success(request, _("Your switches are saved and in force now."))
             return redirect("memory:switches")
-        return render(request, "profiles/switches.html", {"form": form}, status=400)
+        return render(request, "profiles/switches.html",
+                      {"form": form, "memory_enabled": overview["memory_enabled"]}, status=400)
     form = SwitchesForm(initial={"memory_enabled": overview["memory_enabled"]}, experts=overview["experts"])
-    return render(request, "profiles/switches.html", {"form": form})
+    return render(request, "profiles/switches.html", {"form": form, "memory_enabled": overview["memory_enabled"]})
 
 
 @require_GET
