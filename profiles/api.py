@@ -119,8 +119,12 @@ class MemoryItemOut(serializers.Serializer):
     kind = serializers.CharField()
     key = serializers.CharField()
     value = serializers.CharField()
-    text = serializers.CharField(allow_blank=True)
-    fact_date = serializers.DateField(allow_null=True)
+    text = serializers.CharField(allow_blank=True, help_text="The item as one line: label, value and, for a fact, "
+                                 "its date at the precision it was stated (profiles.item_text).")
+    fact_date = serializers.DateField(allow_null=True, help_text="A fact's date; the 1st of the month or 1 January "
+                                      "when only the month or the year is known (see fact_precision).")
+    fact_precision = serializers.ChoiceField(choices=["year", "month", "day"], allow_null=True,
+                                             help_text="How precisely fact_date is known; null without a date.")
     valid_from = serializers.DateTimeField()
     confirmed_at = serializers.DateTimeField()
 

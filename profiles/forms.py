@@ -22,7 +22,9 @@ class SwitchesForm(forms.Form):
     use memory) and ``exclude_<slug>`` (what the user says to it is not remembered).
     Unchecked boxes are absent from a POST, so every field is optional."""
 
-    memory_enabled = forms.BooleanField(required=False, label=_("Memory is on"))
+    # The label states what ticking does, whatever the state (issue 17: "Memory is on" beside an
+    # unticked box read as a fact); the page states the saved state apart from the box.
+    memory_enabled = forms.BooleanField(required=False, label=_("Let agents use my memory and remember new things I say"))
 
     def __init__(self, *args, experts: list[dict], **kwargs):
         super().__init__(*args, **kwargs)

@@ -16,6 +16,7 @@ from audit.labels import hit_type_name
 from audit.models import QuarantineRecord
 
 from .confirmations import pending_confirmations, snapshot_list
+from .item_text import item_text
 from .models import Agent, ExpertSetting, MemoryItem, MemorySettings, Snapshot
 from .ports import conversations
 from .selectors import memory_document_get, user_export
@@ -40,7 +41,9 @@ def memory_overview(*, user) -> dict:
     Returns ``{"groups": [{"kind", "title", "items": [row]}], "pending": [dict],
     "memory_md": str, "memory_version": int, "memory_enabled": bool, "count": int}``
     where a row is ``{"id", "kind", "key", "value", "text", "fact_date", "learned_at",
-    "session", "session_started_at", "sentences": [str]}`` — ``sentences`` are the user's
+    "session", "session_started_at", "sentences": [str]}`` — ``text`` is the line of
+    ``profiles.item_text`` as agents get it (the item's language, a fact's date at its
+    precision), ``sentences`` are the user's
     own messages the item came from (empty when retention already deleted them).
     ``pending`` is ``profiles.confirmations.pending_confirmations``; ``memory_md`` is MEMORY.md as agents receive it (masked on the way
     out by ``profiles.selectors.memory_document_get``). A fixed number of queries.
@@ -56,7 +59,7 @@ def memory_overview(*, user) -> dict:
         for i in (i for i in items if i.kind == kind):
             session = sessions.get(i.source_session_id)
             rows.append({
-                "id": i.pk, "kind": i.kind, "key": i.key, "value": i.value, "text": i.text or f"{i.key}: {i.value}",
+                "id": i.pk, "kind": i.kind, "key": i.key, "value": i.value, "text": item_text(i),
                 "fact_date": i.fact_date, "learned_at": i.valid_from,
                 "session": session.external_id if session else "", "session_started_at": session.started_at if session else None,
                 "sentences": [sentences[m] for m in (i.source_message_ids or []) if m in sentences],
@@ -89,8 +92,7 @@ def switches_overview(*, user) -> dict:
 
 
 def _item_line(d: dict) -> str:
-    text = " ".join((d.get("text") or f"{d.get('key')}: {d.get('value')}").split())
-    return f"[{d.get('kind')}] {text}" + (f" ({d['fact_date']})" if d.get("fact_date") else "")
+    return f"[{d.get('kind')}] {item_text(d)}"
 
 
 def snapshot_diff(*, user, old: int, new: int) -> dict | None:

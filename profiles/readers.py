@@ -94,7 +94,7 @@ def nobody_items_page() -> tuple[list[dict], None]:
 # The answers of memory_get and memory_items, shared by HTTP and MCP.
 # --------------------------------------------------------------------------
 
-ITEM_FIELDS = ("id", "kind", "key", "value", "text", "fact_date", "valid_from", "confirmed_at")
+ITEM_FIELDS = ("id", "kind", "key", "value", "text", "fact_date", "fact_precision", "valid_from", "confirmed_at")
 ITEMS_LIMIT_DEFAULT = 50
 ITEMS_LIMIT_MAX = 100
 BAD_CURSOR = "invalid cursor; pass next_cursor of the previous page unchanged"

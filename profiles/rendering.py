@@ -5,6 +5,7 @@ from __future__ import annotations
 from bizmemory.tokens import count_tokens
 
 from .agent_text import agent_text
+from .item_text import item_text
 
 _ORDER = ("profile", "preference", "fact")
 
@@ -17,10 +18,7 @@ def detect_language(texts: list[str]) -> str:
 
 
 def _line(item) -> str:
-    text = item.text or f"{item.key}: {item.value}"
-    if item.kind == "fact" and item.fact_date:
-        return f"- {text} ({item.fact_date.isoformat()})"
-    return f"- {text}"
+    return f"- {item_text(item)}"
 
 
 def render_memory_markdown(items: list, *, max_tokens: int, lang: str | None = None) -> tuple[str, list]:

@@ -67,6 +67,7 @@ from audit.services import sensitive_words_active
 
 from .access import memory_access_reason
 from .embeddings import EmbedderError, from_bytes, get_embedder, to_bytes
+from .item_text import item_text
 from .models import LexicalPosting, MemoryItem, MemoryVector, VectorSource
 from .ports import conversations
 from .taxonomy import query_keys
@@ -128,7 +129,7 @@ def lexical_terms(text: str, *, query: bool = False) -> list[str]:
 
 
 def _item_text(item: MemoryItem) -> str:
-    return item.text or f"{item.key}: {item.value}"
+    return item_text(item)
 
 
 def _item_date(item: MemoryItem) -> dt.datetime:

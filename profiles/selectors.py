@@ -24,6 +24,7 @@ from bizmemory.tokens import count_tokens
 from .access import _access_reason, memory_access_reason  # noqa: F401 — memory_access_reason is re-exported
 from .agent_text import agent_text
 from .confirmations import pending_confirmations
+from .item_text import fact_precision, item_text
 from .models import (
     ContextPack, ExpertSetting, MemoryDocument, MemoryItem, MemorySettings, MemoryVector, MemoryVersion, Snapshot,
     VectorSource,
@@ -145,10 +146,7 @@ class _Filler:
 
 
 def _item_line(item) -> str:
-    text = " ".join((item.text or f"{item.key}: {item.value}").split())
-    if item.kind == "fact" and item.fact_date:
-        return f"- {text} ({item.fact_date.isoformat()})"
-    return f"- {text}"
+    return f"- {item_text(item)}"
 
 
 def _ranked_facts(user, facts: list, query: str, now) -> list:
@@ -162,7 +160,7 @@ def _ranked_facts(user, facts: list, query: str, now) -> list:
     return sorted(facts, key=lambda line: rank.get(line[1], len(rank)))  # stable: recency among equals
 
 
-PACK_FORMAT = 2  # bump when the layout of ContextPack.sections changes: older packs are rebuilt
+PACK_FORMAT = 3  # bump when the layout of ContextPack.sections changes: older packs are rebuilt
 _LANG_SAMPLE = 20  # item texts kept in the pack for language detection together with session turns
 
 
@@ -401,13 +399,20 @@ def memory_document_get(*, user, from_line: int | None = None, to_line: int | No
 
 
 def memory_item_get(*, user, item_id: int) -> dict:
-    """One of ``user``'s current memory items as a dict (``MemoryItem.as_dict`` plus ``confirmed_at``),
-    text masked as on the way out. Raises ``MemoryItem.DoesNotExist`` for an unknown id, a
+    """One of ``user``'s current memory items as a dict (``MemoryItem.as_dict`` plus ``confirmed_at``
+    and ``fact_precision``), ``text`` the line of ``profiles.item_text`` masked as on the way out. Raises ``MemoryItem.DoesNotExist`` for an unknown id, a
     superseded item or another user's item (indistinguishable on purpose)."""
     item = MemoryItem.objects.current().get(user=user, pk=item_id)
     words = sensitive_words_active()
+    return _item_out(item, words)
+
+
+def _item_out(item: MemoryItem, words) -> dict:
+    """``MemoryItem.as_dict`` plus ``confirmed_at`` and ``fact_precision``, ``text`` rendered by
+    ``profiles.item_text`` and masked as on the way out."""
     d = item.as_dict()
-    d["text"] = outbound_mask(d["text"], words=words)
+    d["text"] = outbound_mask(item_text(item), words=words)
+    d["fact_precision"] = fact_precision(text=item.text, fact_date=item.fact_date)
     d["confirmed_at"] = item.confirmed_at.isoformat()
     return d
 
@@ -430,13 +435,7 @@ def memory_items_page(
     more = len(page) > limit
     page = page[:limit]
     words = sensitive_words_active() if page else []
-    items = []
-    for item in page:
-        d = item.as_dict()
-        d["text"] = outbound_mask(d["text"], words=words)
-        d["confirmed_at"] = item.confirmed_at.isoformat()
-        items.append(d)
-    return items, (page[-1].pk if more else None)
+    return [_item_out(item, words) for item in page], (page[-1].pk if more else None)
 
 
 def search_index_chunks(*, user) -> list[dict]:

@@ -193,8 +193,10 @@ def memory_item_delete(*, user, item_id: int, actor=None) -> dict:
         MemoryVector.objects.filter(item_id=item.pk).delete()
         MemoryItem.objects.filter(pk=item.pk).delete()
         cs.left = {item_id: None}
+        # When it was learned (a date, never the key or value) lets the user's history date the
+        # entry and join it to the values it replaced (profiles.timeline).
         cs.audit_as("memory.item_deleted", target_type="memory_item", target_id=str(item_id),
-                    details={"kind": item.kind, "journal_entries": journal})
+                    details={"kind": item.kind, "learned_at": item.valid_from.isoformat(), "journal_entries": journal})
     return {"item_id": item_id, "kind": item.kind, "journal_entries": journal}
 
 
@@ -304,6 +306,7 @@ def snapshot_restore(*, user_id: int, version: int, actor, now: dt.datetime | No
         cs.document = target.memory_md
         cs.audit_as("memory.restored", target_type="snapshot", target_id=str(target.pk), details={
             "restored_version": version, "rollback_version": rollback.version, "items": len(wanted), "closed": closed,
+            "item_ids": sorted(wanted),
         })
     return rollback
 

@@ -20,6 +20,7 @@ from . import page_selectors, services
 from profiles.services import ConfirmationError, confirmation_confirm, confirmation_reject
 from .forms import ClearAllForm, DiffForm, SwitchesForm
 from .models import MemoryItem
+from .timeline import memory_timeline
 
 
 @require_GET
@@ -102,23 +103,27 @@ def switches(request):
             )
             messages.success(request, _("Your switches are saved and in force now."))
             return redirect("memory:switches")
-        return render(request, "profiles/switches.html", {"form": form}, status=400)
+        return render(request, "profiles/switches.html",
+                      {"form": form, "memory_enabled": overview["memory_enabled"]}, status=400)
     form = SwitchesForm(initial={"memory_enabled": overview["memory_enabled"]}, experts=overview["experts"])
-    return render(request, "profiles/switches.html", {"form": form})
+    return render(request, "profiles/switches.html", {"form": form, "memory_enabled": overview["memory_enabled"]})
 
 
 @require_GET
 @login_required
+@never_cache
 def history(request):
-    """GET /memory/history/?old=&new= — the user's memory versions; with two versions, the diff.
-    Unknown versions → 404; malformed numbers → the page with errors, status 400."""
-    versions, form, diff, status = versions_and_diff(request, user=request.user)
-    return render(request, "profiles/history.html", {"versions": versions, "form": form, "diff": diff}, status=status)
+    """GET /memory/history/ — what happened to each entry and when (``profiles.timeline``):
+    learned, changed from an earlier value, deleted, restored. Earlier values are never shown;
+    the diff of versions is on the staff pages (snapshots are rectified, so versions would read
+    as identical to the user)."""
+    entries = memory_timeline(user=request.user, lang=request.LANGUAGE_CODE)
+    return render(request, "profiles/history.html", {"entries": entries})
 
 
 def versions_and_diff(request, *, user) -> tuple[list[dict], DiffForm, dict | None, int]:
-    """The version list and the ``?old=&new=`` diff of ``user``'s memory, shared by the user's
-    history page and the staff versions page: ``(versions, form, diff or None, status)`` —
+    """The version list and the ``?old=&new=`` diff of ``user``'s memory, for the staff versions
+    page (the user's history page is the timeline): ``(versions, form, diff or None, status)`` —
     status 400 for malformed numbers (the form carries the errors); with no query and two or
     more versions the form proposes the newest two. Raises ``Http404`` for a version that is
     not retained."""

@@ -35,7 +35,7 @@ def test_it_lists_current_items_newest_first(alice, api_keys):
     body = r.json()
     assert body["reason"] == "ok" and body["next_cursor"] is None
     assert [i["value"] for i in body["items"]] == ["Leeds", "dog 4", "dog 3", "dog 2", "dog 1", "dog 0"]
-    assert set(body["items"][0]) == {"id", "kind", "key", "value", "text", "fact_date", "valid_from", "confirmed_at"}
+    assert set(body["items"][0]) == {"id", "kind", "key", "value", "text", "fact_date", "fact_precision", "valid_from", "confirmed_at"}
 
 
 def test_it_pages_with_the_cursor_until_the_end(alice, api_keys):

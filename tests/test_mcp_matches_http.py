@@ -75,7 +75,7 @@ def test_memory_get_of_one_item_says_the_same(alice, api_keys, state):
     assert mcp == http
     if state == "stored":
         assert http["item"]["value"] == "Rex" and set(http["item"]) == {
-            "id", "kind", "key", "value", "text", "fact_date", "valid_from", "confirmed_at"}
+            "id", "kind", "key", "value", "text", "fact_date", "fact_precision", "valid_from", "confirmed_at"}
 
 
 @pytest.mark.parametrize("state", STATES)

@@ -1,88 +1,109 @@
-"""GET /memory/history/: the user's memory versions and a readable diff between two."""
+"""GET /memory/history/: what happened to each entry and when (``profiles.timeline``, issue 17),
+from real rows: extraction, consolidation, the user's answers and deletes, a staff restore.
+Values the user corrected, rejected or deleted never reach the page."""
 
 import datetime as dt
 
+import pytest
 from django.test import Client
 
 from consolidation.consolidate import consolidation_run
-from consolidation.models import JournalEntry
-from profiles.models import Snapshot
-from profiles.versions import current_item_dicts, memory_document_refresh
-from profiles.models import MemoryItem
+from profiles.models import ConfirmationRequest, MemoryItem
+from profiles.services import confirmation_reject, memory_item_delete, snapshot_restore
+from profiles.timeline import memory_timeline
+from tests.helpers import post_and_extract
+
+H = dt.timedelta(hours=1)
 
 
-def _entry(user, key, value, at):
-    JournalEntry.objects.create(user=user, kind="profile", key=key, value=value, text=f"{key}：{value}",
-                                observed_at=at, created_at=at, tokens=5)
+def _say(user, session, text, at):
+    post_and_extract(user.get_username(), session, [("user", text), ("assistant", "ok")], start=at)
+    consolidation_run(user_id=user.pk, now=at + H)
 
 
-def _two_versions(user, t0):
-    """Version 1: role, company and an item the policy forbids (planted, as a bad extraction
-    would leave it); version 2: a new skill added and the forbidden item removed by
-    self-correction. (A value the user superseded is rectified in older snapshots instead —
-    ``profiles.versions.snapshots_rectify`` — so it makes no diff.)"""
-    _entry(user, "role", "产品经理", t0)
-    _entry(user, "company", "星海科技", t0)
-    consolidation_run(user_id=user.pk, now=t0)
-    MemoryItem.objects.create(
-        user=user, kind="profile", key="responsibility", value="Project Phoenix", text="Responsibility: Project Phoenix", valid_from=t0,
-        confirmed_at=t0,
-    )
-    Snapshot.objects.filter(user=user, version=1).update(
-        items=current_item_dicts(user_id=user.pk), memory_md=memory_document_refresh(user_id=user.pk).markdown,
-    )
-    _entry(user, "skill:design", "设计总监", t0 + dt.timedelta(days=1))
-    consolidation_run(user_id=user.pk, now=t0 + dt.timedelta(days=1))
-    return list(Snapshot.objects.filter(user=user).order_by("version").values_list("version", flat=True))
+@pytest.fixture
+def lived(alice, t0):
+    """Manchester learned; a move to Lisbon proposed and rejected; a birth learned and deleted;
+    green tea kept. Returns the timeline."""
+    _say(alice, "s1", "I live in Manchester. I like green tea. My son was born in 2021.", t0)
+    _say(alice, "s2", "I live in Lisbon now.", t0 + dt.timedelta(days=3))
+    req = ConfirmationRequest.objects.get(user=alice, status="pending")
+    confirmation_reject(user=alice, confirmation_id=req.pk, now=t0 + dt.timedelta(days=4))
+    birth = MemoryItem.objects.current().get(user=alice, key__startswith="fact:birth")
+    memory_item_delete(user=alice, item_id=birth.pk)
+    return memory_timeline(user=alice, lang="en")
 
 
-def test_it_lists_versions_and_preselects_the_last_two(alice, t0, client):
-    assert _two_versions(alice, t0) == [1, 2]
+def _entry(timeline, label):
+    return next(e for e in timeline if e["label"] == label)
+
+
+def test_it_tells_each_entry_what_happened_and_when(lived, t0):
+    city = _entry(lived, "City")
+    assert city["current"] == "City: Manchester" and not city["deleted"]
+    assert [(ev["what"], ev["value"], ev["by"]) for ev in city["events"]] == [
+        ("learned", "City: Manchester", ""), ("changed", "", ""), ("rejected", "", "you"),
+    ]
+    assert city["events"][0]["at"] == t0 and city["events"][2]["at"] == t0 + dt.timedelta(days=4)
+    birth = next(e for e in lived if e["deleted"])  # its key is not kept: shown as "A fact"
+    assert birth["kind"] == "fact" and birth["label"] == "" and birth["current"] == ""
+    assert [(ev["what"], ev["by"]) for ev in birth["events"]] == [("learned", ""), ("deleted", "you")]
+    assert birth["events"][0]["at"] == t0
+    assert _entry(lived, "Drink")["current"] == "Drink: green tea"
+
+
+def test_the_page_never_shows_a_rejected_or_deleted_value(lived, alice, client):
     client.force_login(alice)
     html = client.get("/memory/history/").content.decode()
-    assert "learned from conversations" in html and "2026-03-03" in html
-    assert '<option value="1" selected>' in html and '<option value="2" selected>' in html
+    assert "Lisbon" not in html and "son was born" not in html and "2021" not in html
+    assert "City: Manchester" in html and "Changed from an earlier value to another value" in html
+    assert "Deleted by you" in html and "You rejected a change: the earlier value is current again" in html
+    assert '<h2>A fact <span class="state">deleted</span></h2>' in html
 
 
-def test_it_shows_what_changed_between_two_versions(alice, t0, client):
-    _two_versions(alice, t0)
+def test_a_corrected_value_is_an_earlier_value_and_a_restore_is_dated(alice, t0, client, admin_user):
+    _say(alice, "s1", "I live in Manchester.", t0)
+    _say(alice, "s2", "I live in Lisbon now.", t0 + dt.timedelta(days=3))  # kept: Lisbon is current
+    snapshot_restore(user_id=alice.pk, version=2, actor=admin_user, now=t0 + dt.timedelta(days=5))
+    city = _entry(memory_timeline(user=alice, lang="en"), "City")
+    assert [(ev["what"], ev["value"], ev["by"]) for ev in city["events"]] == [
+        ("learned", "", ""), ("changed", "City: Lisbon", ""), ("restored", "", "staff"),
+    ]
     client.force_login(alice)
-    html = client.get("/memory/history/", {"old": 1, "new": 2}).content.decode()
-    added = html[html.index('<ul class="added">'):html.index("</ul>", html.index('<ul class="added">'))]
-    removed = html[html.index('<ul class="removed">'):html.index("</ul>", html.index('<ul class="removed">'))]
-    assert "设计总监" in added and "产品经理" not in added
-    assert "Project Phoenix" in removed and "星海科技" not in removed and "产品经理" not in removed
-    assert '<span class="add">' in html and '<span class="del">' in html
-
-
-def test_it_renders_in_chinese(alice, t0, client):
-    _two_versions(alice, t0)
-    client.force_login(alice)
-    html = client.get("/memory/history/", {"old": 1, "new": 2}, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
-    assert "从版本 1 到版本 2 的变化" in html and "从对话中学到" in html
-
-
-def test_another_users_versions_are_404(alice, bob, t0, client):
-    _two_versions(bob, t0)
-    client.force_login(alice)
-    assert client.get("/memory/history/", {"old": 1, "new": 2}).status_code == 404
     html = client.get("/memory/history/").content.decode()
-    assert "No versions yet." in html and "设计总监" not in html
+    assert "Changed from an earlier value to City: Lisbon" in html and "Manchester" not in html
+    assert "Restored from a saved version" in html
 
 
-def test_malformed_versions_are_400(alice, client):
+def test_deleting_a_value_that_replaced_another_dates_both_and_shows_neither(alice, t0, client):
+    _say(alice, "s1", "I live in Manchester.", t0)
+    _say(alice, "s2", "I live in Lisbon now.", t0 + dt.timedelta(days=3))
+    lisbon = MemoryItem.objects.current().get(user=alice, key="city")
+    memory_item_delete(user=alice, item_id=lisbon.pk)
+    city = _entry(memory_timeline(user=alice, lang="en"), "City")
+    assert city["deleted"] and city["current"] == ""
+    assert [(ev["what"], ev["value"], ev["by"]) for ev in city["events"]] == [
+        ("learned", "", ""), ("changed", "", ""), ("deleted", "", "you"),
+    ]
+    assert city["events"][1]["at"] == lisbon.valid_from
     client.force_login(alice)
-    assert client.get("/memory/history/", {"old": "x", "new": 2}).status_code == 400
+    html = client.get("/memory/history/").content.decode()
+    assert "Manchester" not in html and "Lisbon" not in html and "Deleted by you" in html
+
+
+def test_it_renders_in_chinese(lived, alice, client):
+    client.force_login(alice)
+    html = client.get("/memory/history/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "由你删除" in html and "你拒绝了一项更改：之前的值重新生效" in html and "城市：Manchester" in html
+    assert "Lisbon" not in html and "son was born" not in html
+
+
+def test_another_users_history_is_not_shown(lived, bob, client):
+    client.force_login(bob)
+    html = client.get("/memory/history/").content.decode()
+    assert "Nothing has happened in your memory yet." in html and "Manchester" not in html
 
 
 def test_anonymous_is_sent_to_login(db):
-    resp = Client().get("/memory/history/", {"old": 1, "new": 2})
+    resp = Client().get("/memory/history/")
     assert resp.status_code == 302 and resp["Location"].startswith("/accounts/login/")
-
-
-def test_times_are_shown_with_their_zone_in_the_configured_time_zone(alice, t0, client, settings):
-    _two_versions(alice, t0)  # version 1 at t0 = 2026-03-02 09:00 UTC
-    client.force_login(alice)
-    assert "2026-03-02 09:00 UTC" in client.get("/memory/history/").content.decode()
-    settings.TIME_ZONE = "Asia/Shanghai"
-    assert "2026-03-02 17:00 CST" in client.get("/memory/history/").content.decode()

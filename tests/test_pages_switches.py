@@ -89,3 +89,19 @@ def test_anonymous_and_csrf_are_refused(alice):
     assert c.post("/memory/switches/", {}).status_code == 403
     alice.memory_settings.refresh_from_db()
     assert alice.memory_settings.memory_enabled is True
+
+
+def test_the_memory_box_says_what_ticking_does_and_the_page_says_the_state(alice, client):
+    """Issue 17: the box was labelled "Memory is on" even when unticked. The label names the
+    action whatever the state; a separate line follows the saved state, in both languages."""
+    client.force_login(alice)
+    label = "Let agents use my memory and remember new things I say"
+    html = client.get("/memory/switches/").content.decode()
+    assert label in html and 'data-state="on">Memory is on now.' in html
+    assert 'id="id_memory_enabled" checked' in html
+    client.post("/memory/switches/", {})  # unticked: memory off
+    html = client.get("/memory/switches/").content.decode()
+    assert 'id="id_memory_enabled">' in html  # unticked
+    assert label in html and "Memory is on" not in html and 'data-state="off">Memory is off now.' in html
+    zh = client.get("/memory/switches/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "允许智能体使用我的记忆，并记住我说的新内容" in zh and "记忆现在已关闭。" in zh and "开启记忆" not in zh

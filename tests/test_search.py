@@ -238,7 +238,8 @@ def test_index_refresh_after_consolidation_renders_and_indexes(alice):
     _item(alice, "profile", "city", "I live in Manchester")
     memory_document_refresh(user_id=alice.pk)
     memory_index_refresh(user_id=alice.pk)
-    assert search_index_chunks(user=alice)[0]["text"] == "I live in Manchester"
+    # The chunk is the item's line as agents read it (profiles.item_text): label and value.
+    assert search_index_chunks(user=alice)[0]["text"] == "City: I live in Manchester"
 
 
 # --------------------------------------------------------------------------

@@ -40,7 +40,9 @@ def memory_fill(user, long_values: bool = False) -> None:
             ("preference", "answer_style", "简洁", "偏好：回答简洁，多用表格", T0),
             ("fact", "award", "观鸟", LONG_ZH, T0), ("profile", "city", "深圳", "城市：深圳", T0 + dt.timedelta(days=30))]
     if long_values:
-        rows.append(("fact", "home", "湿地公园", LONG_ZH_UNBROKEN + LONG_TOKEN, T0 + dt.timedelta(days=31)))
+        # The value is what the pages show (profiles.item_text), so the long run is the value.
+        rows.append(("fact", "home", LONG_ZH_UNBROKEN, LONG_ZH_UNBROKEN + LONG_TOKEN,
+                     T0 + dt.timedelta(days=31)))
     for n, (kind, key, value, text, at) in enumerate(rows):
         JournalEntry.objects.create(user=user, kind=kind, key=key, value=value, text=text, observed_at=at,
                                     created_at=at, tokens=20)

@@ -71,8 +71,8 @@ def _audit_in(page_for, locale: str, alice) -> list[dict]:
     shot(page, f"a11y_{lang}_memory_narrow")
     assert _no_horizontal_overflow(page), "/memory/ scrolls sideways on a phone"
     page.set_viewport_size({"width": 1100, "height": 900})
-    _visit(page, f"/memory/history/?old=1&new={latest}", f"a11y_{lang}_history_diff", problems)
-    assert page.locator("#diff").is_visible() and _no_horizontal_overflow(page)
+    _visit(page, "/memory/history/", f"a11y_{lang}_history", problems)
+    assert page.locator("ul.timeline").is_visible() and _no_horizontal_overflow(page)
     _visit(page, "/memory/kept-out/", f"a11y_{lang}_kept_out", problems)
     assert page.locator("table.records tbody tr").count() == 2 and _no_horizontal_overflow(page)
     _visit(page, "/memory/switches/", f"a11y_{lang}_switches", problems)
