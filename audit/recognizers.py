@@ -262,6 +262,11 @@ _CN_ADDRESS_ESTATE = (
     r"(?:" + _CN_ADMIN + r")?(?:" + _HAN + r"{2,10}?" + _CN_ESTATE_WIDE + _CN_ROOM_TAIL
     + r"|" + _HAN + r"{2,10}?" + _CN_ESTATE_STRICT + r"\d{1,4}号(?!线)(?:" + _CN_UNIT + r"){0,3})"
 )
+# A home named by road and estate with no number, after a living word ("住南开区鞍山西道华苑小区", "家在
+# 浦东张杨路金桥新村"): the road plus the residential estate is an address (blind 12, seen by stop 28).
+_CN_ADDRESS_HOME = (
+    r"(?<=住|家在|住在)(?:在)?(?:" + _CN_ADMIN + r")?" + _CN_ROAD + _HAN + r"{2,8}?" + _CN_ESTATE_STRICT
+)
 # Words that often precede an address but are not part of it ("寄到我家：…").
 _ADDRESS_LEAD = set("我你他她们家住在到寄往是的为于址送发：:，,、 \t\n")
 # Particles that never occur inside a road name: cut an address after the last
@@ -505,7 +510,8 @@ def _contact_recognizers() -> list[EntityRecognizer]:
             [Pattern("cn_address_admin_road", _CN_ADDRESS_FULL, 0.85),
              Pattern("cn_address_road", _CN_ADDRESS_ROAD, 0.6),
              Pattern("cn_address_building", _CN_ADDRESS_BUILDING, 0.55),
-             Pattern("cn_address_estate", _CN_ADDRESS_ESTATE, 0.6)],
+             Pattern("cn_address_estate", _CN_ADDRESS_ESTATE, 0.6),
+             Pattern("cn_address_home", _CN_ADDRESS_HOME, 0.6)],
             ["地址", "住址", "寄到", "家住", "收货", "address"],
             adjust=_trim_address,
         ),
