@@ -34,6 +34,18 @@ def _fast_settings(settings, tmp_path):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _default_language():
+    """Every test starts in the project's default language: a page request through LocaleMiddleware
+    (a zh page, a language switch) leaves its language active in the thread, which made text
+    assertions of later tests depend on the order they ran in."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
 @pytest.fixture
 def t0():
     return dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
