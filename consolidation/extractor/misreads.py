@@ -88,3 +88,15 @@ def place_without_time(value: str) -> str:
     """A place value without a time phrase the span ran into ("Lodwar January" → "Lodwar"); the
     value itself when nothing would be left."""
     return _TIME_TAIL.sub("", value).strip() or value
+
+
+def profile_misread(text: str, sentence: Span, start: int, end: int, name: str) -> str | None:
+    """The veto code for a profile value of key ``name`` at ``text[start:end]`` that says something
+    else (:func:`role_misread` for a role; ``"past"`` for a city or employer the sentence says the
+    user left, :func:`left_behind`), or None. What the model's spans and the rules' candidates both
+    pass (consolidation.extractor.service)."""
+    if name == "role":
+        return role_misread(text, sentence, start, end)
+    if name in ("city", "company") and left_behind(text, sentence, end, name):
+        return "past"
+    return None

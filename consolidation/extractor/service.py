@@ -35,8 +35,8 @@ from ..extraction_zh import _resolve_date_zh
 from . import model as M
 from .text import Span, sentences
 from .context import addressee, context_veto
-from .misreads import left_behind, org_shaped, place_without_time, role_misread
-from .vetoes import (_LANGUAGE_WORDS, BARE_VERB, JOB_CUE, denied_in_turn, event_veto, message_veto, negation, own_words, quoted_regions,
+from .misreads import org_shaped, place_without_time, profile_misread
+from .vetoes import (BARE_VERB, LANGUAGE_WORDS, JOB_CUE, denied_in_turn, event_veto, message_veto, negation, own_words, quoted_regions,
                      span_veto, value_veto)
 
 log = logging.getLogger("bizmemory.extraction")
@@ -117,7 +117,8 @@ _HOBBY_HEAD = re.compile(r"^(?:(?:i|we)\s+)?(?:really\s+)?(?:love|loves|like|lik
 
 def _place_value(label: str, value: str) -> str:
     if label in ("profile/city", "fact/relocation"):
-        value = place_without_time(value) if label == "profile/city" else value
+        if label == "profile/city":
+            value = place_without_time(value)
         return _PLACE_TAIL.sub("", value).strip() or value
     if label == "preference/hobby":
         return _HOBBY_HEAD.sub("", value).strip() or value
@@ -200,12 +201,9 @@ def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list
     spec = spec_for_label(span.label)
     if not value or len(value) > 60 or _STOP_VALUES.match(value):
         return None, "bad_value"
-    if span.label == "profile/role":
-        misread = role_misread(text, span.sentence, span.start, span.end)
-        if misread:
-            return None, misread
-    if span.label in ("profile/city", "profile/company") and left_behind(text, span.sentence, span.end, span.label[8:]):
-        return None, "past"
+    misread = spec.kind == "profile" and profile_misread(text, span.sentence, span.start, span.end, spec.name)
+    if misread:
+        return None, misread
     veto = value_veto(text, span.sentence, span.start, span.end, span.label) or span_veto(
         text, span.sentence, span.start, span.end, span.label, quoted=quoted)
     if not veto and span.score < CONTEXT_FREE_SCORE:
@@ -287,7 +285,7 @@ def _implied(cands: list[Candidate], lang: str) -> tuple[list[Candidate], list[C
 # the user's (blind 14). Only language words the precision stage knows are taken.
 _SPEAKS = re.compile(r"\b(?:speak\w*|spoken|fluent|native|mother tongue|languages?)\b|会说|会讲|说得|讲得|母语|流利|精通", re.I)
 _MORE_LANGUAGES = re.compile(rf"(?:\s*(?:,|，|、|&|\band\b|和|及|以及|还有|跟)\s*(?:(?:some|a bit of|a little|basic|fluent)\s+)?"
-                             rf"(?P<lang>\b(?:{_LANGUAGE_WORDS})\b|英语|英文|日语|韩语|法语|德语|西班牙语|俄语|粤语|普通话|阿拉伯语|葡萄牙语|意大利语))",
+                             rf"(?P<lang>\b(?:{LANGUAGE_WORDS})\b|英语|英文|日语|韩语|法语|德语|西班牙语|俄语|粤语|普通话|阿拉伯语|葡萄牙语|意大利语))",
                              re.I)
 
 
@@ -385,12 +383,9 @@ def _rule_guard(text: str, cand: Candidate, quoted: list[Span]) -> str | None:
             return shape
     if cand.kind == "profile" and name in _ADDRESSED_KEYS and addressee(text, sent, pos, pos + len(cand.value)):
         return "third_party"
-    if cand.kind == "profile" and name == "role":
-        misread = role_misread(text, sent, pos, pos + len(cand.value))
-        if misread:
-            return misread  # "别一口一个周老师的" (blind 14)
-    if cand.kind == "profile" and name in ("city", "company") and left_behind(text, sent, pos + len(cand.value), name):
-        return "past"  # "in the Nairobi office, then came up to Lodwar" (blind 14)
+    misread = cand.kind == "profile" and profile_misread(text, sent, pos, pos + len(cand.value), name)
+    if misread:
+        return misread  # "别一口一个周老师的", "in the Nairobi office, then came up to Lodwar" (blind 14)
     if cand.kind == "profile" and name in ("responsibility", "department", "role"):
         # The rules' duty and title patterns read chit-chat too ("support groups improved my life"):
         # the same work-word check as the model's less certain spans.

@@ -113,7 +113,7 @@ _YOU_SUBJECT = re.compile(r"\b(?:you|your|you'?re|yours)\b|你(?!们公司)", re
 # Values must have the shape of their key: a language names a language, a department looks like
 # a unit, a skill is a known skill or is said to be one... Checked on the model's spans (the rules
 # have their own shapes); the out-of-domain run showed chit-chat spans under every key.
-_LANGUAGE_WORDS = (r"english|chinese|mandarin|cantonese|spanish|french|german|japanese|korean|italian|portuguese|russian|arabic|hindi"
+LANGUAGE_WORDS = (r"english|chinese|mandarin|cantonese|spanish|french|german|japanese|korean|italian|portuguese|russian|arabic|hindi"
                    r"|urdu|bengali|tamil|telugu|marathi|punjabi|turkish|dutch|swedish|norwegian|danish|finnish|polish|czech|greek"
                    r"|hebrew|thai|vietnamese|indonesian|malay|tagalog|filipino|swahili|persian|farsi|ukrainian|romanian|hungarian"
                    r"|catalan|basque|welsh|irish|afrikaans|zulu|yoruba|igbo|hausa|amharic|nepali|sinhala|burmese|khmer|lao"
@@ -125,8 +125,8 @@ _LANGUAGE_WORDS = (r"english|chinese|mandarin|cantonese|spanish|french|german|ja
                    r"|hokkien|hakka|teochew|shanghainese|taiwanese|sign language|asl|bsl|auslan|esperanto|latin|yiddish"
                    r"|british|american|simplified|traditional")
 _SHAPE = {
-    "profile/language": re.compile(rf"\b(?:{_LANGUAGE_WORDS})\b|[\u4e00-\u9fff]{{1,4}}[语文话]|普通话|国语|繁体|简体", re.I),
-    "preference/language": re.compile(rf"\b(?:{_LANGUAGE_WORDS})\b|[\u4e00-\u9fff]{{1,4}}[语文话]|普通话|国语|繁[体體]|简体|双语|bilingual", re.I),
+    "profile/language": re.compile(rf"\b(?:{LANGUAGE_WORDS})\b|[\u4e00-\u9fff]{{1,4}}[语文话]|普通话|国语|繁体|简体", re.I),
+    "preference/language": re.compile(rf"\b(?:{LANGUAGE_WORDS})\b|[\u4e00-\u9fff]{{1,4}}[语文话]|普通话|国语|繁[体體]|简体|双语|bilingual", re.I),
     "profile/department": re.compile(r"[部组科处室团队中心线]|办|药房|病区|院区|车间|工段|班组|\w+olog(?:y|ie)\b|\b(?:icu|a&e|er|ward|pharmacy|nursing|surgery|pediatrics|paediatrics|obstetrics|emergency)\b|\b(?:team|department|dept|division|group|unit|office|desk|squad|function|ops|operations"
                                      r"|finance|hr|it|legal|sales|marketing|engineering|product|design|research|r&d|qa|compliance"
                                      r"|procurement|purchasing|logistics|support|audit|risk|treasury|tax|security|data|analytics)\b", re.I),
@@ -342,7 +342,7 @@ def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> s
         return "shape"  # "run a big marathon and it helps me keep my stamina", "run and since I moved" (MSC, stop 26)
     if _CLAUSE_VALUE.match(value) or (label.startswith("profile/") and label != "profile/seniority" and not re.search(r"[^\W\d_]", value)):
         return "shape"  # a clause ("I'm not as huge of a fan of their food") or a bare number ("16") is no value
-    if label == "profile/language" and not is_cjk(value) and re.sub(rf"(?i)\b(?:{_LANGUAGE_WORDS}|and|or|a|bit|of|some|little|fluent|native"
+    if label == "profile/language" and not is_cjk(value) and re.sub(rf"(?i)\b(?:{LANGUAGE_WORDS}|and|or|a|bit|of|some|little|fluent|native"
                                                                    r"|basic|conversational|sign|language|languages)\b|[\s,&/+-]", "", value):
         return "shape"  # "German Shepherds": a language word inside another name
     if label == "preference/answer_length" and not _LENGTH_SHAPE.search(value):
