@@ -250,6 +250,7 @@ class ApiRoot(ApiView):
                     "memory_get": reverse("api-memory-get", request=request),
                     "memory_items": reverse("api-memory-items", request=request),
                     "tools": reverse("api-tools", request=request),
+                    "health": reverse("api-health", request=request),
                     "schema": reverse("api-schema", request=request),
                     "docs": reverse("api-docs", request=request),
                 },

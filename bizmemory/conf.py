@@ -319,6 +319,14 @@ SETTINGS: tuple[Setting, ...] = (
        "empty = none).", "profiles", limit=_RATE, unit=_("requests per period per API key")),
     _s("API_RATE_INGEST", "str", "1200/min", "Per-key rate limit of `ingest` keys (empty = none).", "profiles",
        limit=_RATE, unit=_("requests per period per API key")),
+    # --- health endpoint (bizmemory/health.py) ---
+    _s("HEALTH_WORKER_MAX_AGE_SECONDS", "int", 30, "`GET /api/v1/health`: the worker check fails when no qcluster "
+       "has reported itself alive (django-q2's cluster stats, refreshed every 0.5 s and kept 3 s) for this long; "
+       "it bridges a guard busy for a few seconds (its scheduler run), seen by the web server's own clock.",
+       "bizmemory", limit=Range(POSITIVE, 0, low_open=True), unit=_SECONDS),
+    _s("HEALTH_TIMEOUT_SECONDS", "float", 3.0, "`GET /api/v1/health`: seconds each check (database query, broker "
+       "ping, cluster stats) may take before it counts as failed, so a load balancer gets its answer in time.",
+       "bizmemory", limit=Range(POSITIVE, 0, low_open=True), unit=_SECONDS),
     # --- token counting ---
     _s("TOKENIZER", "str", "o200k_base", "tiktoken encoding of every token count.", "bizmemory",
        limit=Choices(("o200k_base", "cl100k_base"), "bizmemory.E006")),

@@ -52,6 +52,9 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = _v["SECURE_HSTS_INCLUDE_SUBDOMAINS"]
 SECURE_HSTS_PRELOAD = _v["SECURE_HSTS_PRELOAD"]
 SESSION_COOKIE_SECURE = _v["SESSION_COOKIE_SECURE"]
 CSRF_COOKIE_SECURE = _v["CSRF_COOKIE_SECURE"]
+# A load balancer probes the servers directly, over plain HTTP: the health endpoint answers it
+# rather than redirecting to HTTPS (SecurityMiddleware matches the path without its leading slash).
+SECURE_REDIRECT_EXEMPT = [r"^api/v1/health$"]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -163,6 +166,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "APPEND_COMPONENTS": {"securitySchemes": {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"}}},
     "SECURITY": [{"ApiKey": []}],
+    "ENUM_NAME_OVERRIDES": {"HealthStatusEnum": ["ok", "error"]},  # GET /api/v1/health's status fields
 }
 API_KEY_CUSTOM_HEADER = "HTTP_X_API_KEY"
 

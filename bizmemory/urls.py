@@ -9,6 +9,7 @@ from profiles.api import ContextView, MemoryGetView, MemoryItemsView, MemorySear
 from profiles.views import my_memory
 
 from .api import ApiNotFound, ApiRoot, SingleQueryValues
+from .health_api import HealthView
 
 
 # The schema and docs pages read query parameters too (?format=, ?lang=): given once, like every API view.
@@ -41,6 +42,7 @@ urlpatterns = [
     path("api/v1/memory/items", MemoryItemsView.as_view(), name="api-memory-items"),
     path("api/v1/memory", MemoryGetView.as_view(), name="api-memory-get"),
     path("api/v1/tools", ToolsView.as_view(), name="api-tools"),
+    path("api/v1/health", HealthView.as_view(), name="api-health"),  # load balancers: no key
     path("api/v1/schema/", SchemaView.as_view(), name="api-schema"),
     path("api/v1/docs/", SwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/redoc/", RedocView.as_view(url_name="api-schema"), name="api-redoc"),

@@ -23,7 +23,7 @@ def test_every_key_has_a_default_and_settings_bizmemory_holds_exactly_the_schema
     assert all(loaded.values[s.name] == s.default for s in conf.SETTINGS if not s.secret)
     group = {s.name for s in conf.SETTINGS if s.group == conf.BIZMEMORY}
     assert set(loaded.group()) == group == set(settings.BIZMEMORY)
-    assert len(group) == 39
+    assert len(group) == 41
 
 
 def test_the_schema_is_consistent():
