@@ -1,7 +1,8 @@
 """bin/serve, the production start (issue 17): with a safe environment (the README's production
 block; PostgreSQL and Redis in the production topology) it checks, migrates and serves the API
 through gunicorn with a qcluster beside it, and a SIGTERM stops all of it cleanly. Its refusals are
-tests/test_bin_serve.py."""
+tests/test_bin_serve.py. Once the cluster runs, the health endpoint reports database, broker and
+worker ok (its failures are tests/test_health.py)."""
 
 import os
 import re
@@ -66,6 +67,21 @@ def test_it_serves_the_api_and_stops_every_process_on_sigterm(transactional_db, 
         assert "System check identified no issues" in text and all(_alive(p) for p in pids)
         wait_for(lambda: re.search(r"Q Cluster .* running\.", log_path.read_text()), timeout=60,
                  what=lambda: f"qcluster to run:\n{log_path.read_text()[-3000:]}")
+
+        # The load balancer's probe: plain HTTP (not redirected), no key; all three ok once the cluster runs.
+        last = []
+
+        def healthy():
+            last[:] = [requests.get(f"http://127.0.0.1:{port}/api/v1/health", timeout=15, allow_redirects=False)]
+            return last[0] if last[0].status_code == 200 else None
+
+        health = wait_for(healthy, timeout=60, what=lambda: f"the health endpoint to answer 200, last "
+                          f"{last and (last[0].status_code, last[0].text)}:\n{log_path.read_text()[-3000:]}")
+        checks = health.json()["checks"]
+        assert health.json()["status"] == "ok" and {k: v["status"] for k, v in checks.items()} == {
+            "database": "ok", "broker": "ok", "worker": "ok"}
+        assert checks["broker"]["kind"] == ("redis" if TOPOLOGY == "production" else "orm")
+        assert checks["worker"]["workers"] == (2 if TOPOLOGY == "production" else 1)
 
         serve.send_signal(signal.SIGTERM)
         assert serve.wait(timeout=90) == 0, log_path.read_text()[-4000:]
