@@ -163,6 +163,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "APPEND_COMPONENTS": {"securitySchemes": {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"}}},
     "SECURITY": [{"ApiKey": []}],
+    # The reads' reason words, one enum each (profiles.readers: one vocabulary for HTTP and MCP).
+    "ENUM_NAME_OVERRIDES": {"ReadReasonEnum": "profiles.readers.READ_REASONS",
+                            "ContextReasonEnum": "profiles.readers.CONTEXT_REASONS"},
 }
 API_KEY_CUSTOM_HEADER = "HTTP_X_API_KEY"
 

@@ -83,7 +83,7 @@ def test_the_empty_answers_are_the_expected_ones(client, api_keys):
                     "reason": "no_memory"}
     assert _read(client, key, "/api/v1/context", "ghost", {"temporary": "true"}).json()["reason"] == "temporary_session"
     assert _read(client, key, "/api/v1/memory/search", "ghost", {"query": "去年的 dog"}).json() == {
-        "scope": "memory", "reason": "ok", "time_cue": True, "hits": []}
+        "scope": "memory", "reason": "no_memory", "time_cue": True, "hits": []}
     assert _read(client, key, "/api/v1/memory", "ghost", {}).json() == {
         "reason": "no_memory", "text": "", "from_line": 0, "to_line": 0, "total_lines": 0, "version": 0, "item": None}
     r = _read(client, key, "/api/v1/memory", "ghost", {"item_id": "5"})
