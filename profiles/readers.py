@@ -135,8 +135,10 @@ def memory_get_answer(
     "from_line", "to_line", "total_lines", "version", "item"}`` (``item`` a dict of
     :data:`ITEM_FIELDS`, dates as ISO strings, or None). ``reason``: why memory is not read
     (``memory_off``, ``temporary_session``, ``expert_off``: everything empty), else ``ok`` for an
-    item or a non-empty document and ``no_memory`` for an empty document, the word the context
-    read uses (issue 17: MCP said ``ok`` where HTTP said ``no_memory``). Raises
+    item or a document with lines (a range past its end: ``ok``, no text) and ``no_memory`` for an
+    empty document, the word the context read uses (issue 17: MCP said ``ok`` where HTTP said
+    ``no_memory``). An empty document is answered exactly as nobody's (``version`` 0 even after a
+    clear), so a cleared user and an unknown id read alike. Raises
     ``MemoryItem.DoesNotExist`` for an item id this user has no current item under, and
     ``ValueError`` for ``from_line`` > ``to_line``.
     """
@@ -150,7 +152,9 @@ def memory_get_answer(
         return {**empty, "reason": "ok", "text": item["text"], "item": item, "version": version}
     lines = {"from_line": from_line, "to_line": to_line}
     doc = nobody_document(**lines) if user is None else memory_document_get(user=user, **lines)
-    return {**doc, "reason": "ok" if doc["total_lines"] else "no_memory", "item": None}
+    if not doc["total_lines"]:
+        return {**empty, "reason": "no_memory"}
+    return {**doc, "reason": "ok", "item": None}
 
 
 def cursor_encode(before_id: int) -> str:
