@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.core import signing
 from django.core.cache import cache
-from django.db import connection, transaction
-
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from . import crypto
 from .models import AuditLog, QuarantineRecord, SensitiveWord
@@ -167,8 +167,36 @@ class RevealRefused(PermissionError):
         self.reason = reason
 
 
+class RevealUnavailable(RuntimeError):
+    """The shared cache that holds reveal tokens cannot be reached (Redis down, the cache table
+    failing): no token can be registered or spent, so nothing is revealed — the reveal fails
+    closed. ``stage`` is ``issue`` (the POST) or ``redeem`` (the GET)."""
+
+    def __init__(self, stage: str):
+        super().__init__(f"reveal tokens unavailable ({stage}): the shared cache cannot be reached")
+        self.stage = stage
+
+
+# What the shared cache raises when it cannot be reached: redis-py's errors (RedisCache) and the
+# database's (bizmemory.cache.DatabaseCache); profiles.ratelimit catches the same two.
+_CACHE_DOWN = (RedisError, DatabaseError)
+
+
 def _reveal_nonce_key(nonce: str) -> str:
     return f"audit:quarantine-reveal:{nonce}"
+
+
+def _reveal_unavailable(*, record_id: int, actor, stage: str) -> RevealUnavailable:
+    """Audit a reveal that failed because the cache is down (``quarantine.reveal_failed``: actor,
+    record id, stage, reason — nothing was decrypted or shown) and return the error to raise.
+    A staff member's attempt to see decrypted PII is part of the trail even when it fails; the
+    action name says it failed, so the row never reads as a reveal."""
+    rec = QuarantineRecord.objects.filter(pk=record_id).values_list("user_id", flat=True).first()
+    audit_record(
+        action="quarantine.reveal_failed", actor=actor, subject_user_id=rec, target_type="quarantine_record",
+        target_id=str(record_id), details={"reason": "cache_unavailable", "stage": stage},
+    )
+    return RevealUnavailable(stage)
 
 
 def quarantine_reveal_token_issue(*, record_id: int, actor) -> str:
@@ -182,12 +210,21 @@ def quarantine_reveal_token_issue(*, record_id: int, actor) -> str:
     the POST URL".
 
     Errors: ``PermissionDenied`` unless ``actor`` is staff holding ``audit.reveal_quarantine``
-    (checked first, as :func:`quarantine_reveal` does); :class:`QuarantineGone` for an unknown record.
+    (checked first, as :func:`quarantine_reveal` does); :class:`QuarantineGone` for an unknown record;
+    :class:`RevealUnavailable` when the cache cannot store the nonce (no token then; audited as
+    ``quarantine.reveal_failed``).
     """
     permission_require(actor=actor, perm=REVEAL)
     _record_get(record_id)
     nonce = secrets.token_urlsafe(18)
-    cache.set(_reveal_nonce_key(nonce), actor.pk, timeout=REVEAL_TOKEN_SECONDS + 5)
+    try:
+        # add, not set: the database cache swallows a failed write and answers False, which must
+        # not become a token whose nonce was never stored.
+        stored = cache.add(_reveal_nonce_key(nonce), actor.pk, timeout=REVEAL_TOKEN_SECONDS + 5)
+    except _CACHE_DOWN:
+        stored = False
+    if not stored:
+        raise _reveal_unavailable(record_id=record_id, actor=actor, stage="issue")
     return signing.dumps({"r": record_id, "u": actor.pk, "n": nonce}, salt=_REVEAL_SALT, compress=True)
 
 
@@ -198,7 +235,10 @@ def quarantine_reveal_token_redeem(*, token: str, record_id: int, actor) -> str:
 
     Errors: :class:`RevealRefused` (nothing decrypted, nothing audited; a refusal for another
     account or a bad signature leaves the token usable by its owner); :class:`QuarantineGone`,
-    :class:`QuarantineUnreadable` as :func:`quarantine_reveal` (the token is spent then).
+    :class:`QuarantineUnreadable` as :func:`quarantine_reveal` (the token is spent then);
+    :class:`RevealUnavailable` when the cache cannot be reached to spend the token: whether it
+    was used cannot be known, so nothing is revealed (fail closed; audited as
+    ``quarantine.reveal_failed``, never ``quarantine.revealed``; the token is not spent).
     """
     try:
         claim = signing.loads(token, salt=_REVEAL_SALT, max_age=REVEAL_TOKEN_SECONDS)
@@ -211,7 +251,11 @@ def quarantine_reveal_token_redeem(*, token: str, record_id: int, actor) -> str:
     if claim.get("u") != actor.pk:
         raise RevealRefused("other_user")
     # Deleting the nonce is the claim: of two requests with one token only one deletes it.
-    if not cache.delete(_reveal_nonce_key(claim["n"])):
+    try:
+        spent = cache.delete(_reveal_nonce_key(claim["n"]))
+    except _CACHE_DOWN:
+        raise _reveal_unavailable(record_id=record_id, actor=actor, stage="redeem") from None
+    if not spent:
         raise RevealRefused("used")
     return quarantine_reveal(record_id=record_id, actor=actor)
 

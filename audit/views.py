@@ -124,11 +124,16 @@ def quarantine_reveal_view(request, pk: int):
     ``Cache-Control: no-store``. A refresh, a second GET, another account's GET or a late one
     (``services.REVEAL_TOKEN_SECONDS``) reveals nothing and audits nothing: the masked page with
     the reason (410 used / expired, 403 another account, 400 invalid). GET without a token →
-    the detail page. Without ``audit.reveal_quarantine`` the service refuses: 403."""
+    the detail page. Without ``audit.reveal_quarantine`` the service refuses: 403. When the cache
+    that holds the tokens cannot be reached (POST or GET), nothing is revealed: the masked page
+    saying so, 503 with ``Retry-After`` (``services.RevealUnavailable``)."""
     rec = _record_or_404(pk)
     detail_url = reverse("audit:quarantine-detail", args=[pk])
     if request.method == "POST":
-        token = services.quarantine_reveal_token_issue(record_id=pk, actor=request.user)
+        try:
+            token = services.quarantine_reveal_token_issue(record_id=pk, actor=request.user)
+        except services.RevealUnavailable:
+            return _reveal_unavailable_page(request, rec)
         resp = HttpResponseRedirect(f"{reverse('audit:quarantine-reveal', args=[pk])}?{urlencode({'token': token})}")
         resp.status_code = 303
         return resp
@@ -140,6 +145,8 @@ def quarantine_reveal_view(request, pk: int):
     except services.RevealRefused as exc:
         status, message = _reveal_refusals()[exc.reason]
         return render(request, "audit/quarantine_detail.html", _detail_context(rec, error=message), status=status)
+    except services.RevealUnavailable:
+        return _reveal_unavailable_page(request, rec)
     except services.QuarantineGone as exc:
         raise Http404(str(exc)) from exc
     except services.QuarantineUnreadable:
@@ -147,6 +154,20 @@ def quarantine_reveal_view(request, pk: int):
             request, "audit/quarantine_detail.html", _detail_context(_record_or_404(pk), error=_unreadable_message(pk)), status=409
         )
     return render(request, "audit/quarantine_detail.html", _detail_context(_record_or_404(pk), original=original, revealed=True))
+
+
+REVEAL_RETRY_SECONDS = 30
+
+
+def _reveal_unavailable_page(request, rec):
+    """The masked detail page saying the reveal cannot be done now (503 with ``Retry-After``):
+    the reveal tokens' cache cannot be reached, so nothing is revealed (fail closed)."""
+    message = _("Revealing is unavailable right now: the shared cache that keeps reveal links single-use "
+                "cannot be reached. Nothing was revealed. Try again in a minute; if it persists, ask an "
+                "administrator to check the cache (Redis).")
+    resp = render(request, "audit/quarantine_detail.html", _detail_context(rec, error=message), status=503)
+    resp["Retry-After"] = str(REVEAL_RETRY_SECONDS)
+    return resp
 
 
 @require_POST

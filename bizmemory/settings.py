@@ -166,7 +166,11 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "APPEND_COMPONENTS": {"securitySchemes": {"ApiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key"}}},
     "SECURITY": [{"ApiKey": []}],
-    "ENUM_NAME_OVERRIDES": {"HealthStatusEnum": ["ok", "error"]},  # GET /api/v1/health's status fields
+    # GET /api/v1/health's status fields, and the reads' reason words (profiles.readers: one vocabulary
+    # for HTTP and MCP), one enum each.
+    "ENUM_NAME_OVERRIDES": {"HealthStatusEnum": ["ok", "error"],
+                            "ReadReasonEnum": "profiles.readers.READ_REASONS",
+                            "ContextReasonEnum": "profiles.readers.CONTEXT_REASONS"},
 }
 API_KEY_CUSTOM_HEADER = "HTTP_X_API_KEY"
 

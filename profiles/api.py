@@ -24,8 +24,10 @@ from .permissions import ApiKeyRateThrottle, HasReadKey, require_agent_allowed
 from .search import memory_search
 from .ports import conversations
 from .readers import (
+    CONTEXT_REASONS,
     ITEMS_LIMIT_DEFAULT,
     ITEMS_LIMIT_MAX,
+    READ_REASONS,
     cursor_decode,
     memory_get_answer,
     memory_items_answer,
@@ -52,6 +54,13 @@ class ReadQuery(serializers.Serializer):
                                   "or false, default false; anything else (1, yes, True) is a 400 naming temporary.")
 
 
+def _reason_field(reasons: dict[str, str], *, lead: str) -> serializers.ChoiceField:
+    """The ``reason`` of a read's answer: an enum in the schema (``READ_REASONS`` /
+    ``CONTEXT_REASONS`` of ``profiles.readers``, one vocabulary for HTTP and MCP), each word explained."""
+    return serializers.ChoiceField(choices=list(reasons), help_text=lead + " " + "; ".join(
+        f"{word}: {meaning}" for word, meaning in reasons.items()) + ".")
+
+
 class ContextQuery(ReadQuery):
     budget = serializers.IntegerField(min_value=1, max_value=32000, required=False,
                                       help_text="Token budget (tiktoken); default BIZMEMORY_CONTEXT_DEFAULT_TOKENS.")
@@ -66,7 +75,8 @@ class ContextOut(serializers.Serializer):
     item_ids = serializers.ListField(child=serializers.IntegerField())
     message_ids = serializers.ListField(child=serializers.IntegerField())
     sections = serializers.DictField(child=serializers.IntegerField())
-    reason = serializers.CharField()
+    reason = _reason_field(CONTEXT_REASONS, lead="ok when text holds memory, else why it is empty (no_memory: no "
+                           "current item, pending confirmation or session turn).")
 
 
 class SearchQuery(ReadQuery):
@@ -94,7 +104,8 @@ class SearchHitOut(serializers.Serializer):
 
 class SearchOut(serializers.Serializer):
     scope = serializers.CharField()
-    reason = serializers.CharField()
+    reason = _reason_field(READ_REASONS, lead="ok whether or not anything matched (no hits over stored memory is "
+                           "ok with hits []); no_memory when nothing is stored in the scope.")
     time_cue = serializers.BooleanField()
     hits = SearchHitOut(many=True)
 
@@ -130,8 +141,9 @@ class MemoryItemOut(serializers.Serializer):
 
 
 class MemoryGetOut(serializers.Serializer):
-    reason = serializers.CharField(help_text="ok, no_memory (the document is empty), or why memory is not read "
-                                   "(memory_off, temporary_session, expert_off).")
+    reason = _reason_field(READ_REASONS, lead="ok for an item or a document with lines (a range past its end: ok, "
+                           "empty text); no_memory for an empty document, answered exactly as for an unknown user "
+                           "(version 0).")
     text = serializers.CharField(allow_blank=True)
     from_line = serializers.IntegerField()
     to_line = serializers.IntegerField()
@@ -161,7 +173,8 @@ class MemoryItemsQuery(ReadQuery):
 
 
 class MemoryItemsOut(serializers.Serializer):
-    reason = serializers.CharField(help_text="ok, no_memory (nothing on this page), or why memory is not read.")
+    reason = _reason_field(READ_REASONS, lead="ok when the user has current items, even if none is on this page "
+                           "(a filter matching nothing); no_memory when the user has none at all.")
     items = MemoryItemOut(many=True)
     next_cursor = serializers.CharField(allow_null=True, help_text="Pass as cursor for the next page; null at the end.")
 
@@ -253,7 +266,9 @@ class MemorySearchView(_ReadView):
     """GET /api/v1/memory/search — the ``memory_search`` tool: hybrid search of the user's memory.
 
     Query: ``SearchQuery``. Returns ``SearchOut`` (at most ``top_k`` hits, best first; session
-    texts PII-masked). Switched-off memory → no hits and the ``reason``.
+    texts PII-masked). ``reason`` (``profiles.readers.READ_REASONS``, as the MCP tool says):
+    ``ok`` with the hits or none, ``no_memory`` when nothing is stored in the scope (an unknown
+    user or a staff login reads exactly the same), or why memory is not read (no hits then).
     """
 
     query_serializer = SearchQuery
@@ -301,7 +316,8 @@ class MemoryItemsView(_ReadView):
 
     Query: ``MemoryItemsQuery`` (optional ``kind``, ``key``, ``cursor``, ``limit`` 1-100, default
     50). Returns ``MemoryItemsOut``: ``items`` (text masked as on the way out), ``next_cursor``
-    (null on the last page) and ``reason`` — ``ok``, ``no_memory`` when the page is empty, or why
+    (null on the last page) and ``reason`` — ``ok`` (a page with no items included, e.g. a
+    filter matching nothing), ``no_memory`` when the user has no current item at all, or why
     memory is not read (``memory_off``, ``expert_off``, ``temporary_session``: no items then). An
     unknown user or a staff login reads exactly like a user with no memory. Errors: 400 naming the
     field (``cursor`` not from a previous page), 403 (field ``agent``), 404 (``session``), 429.

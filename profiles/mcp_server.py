@@ -6,7 +6,10 @@ function-calling format) and the MCP server (the official ``mcp`` Python SDK,
 There is no write tool: agents read memory; only the platform's extraction and
 consolidation write it (issue #6). ``memory_get`` and ``memory_items`` return exactly what
 their HTTP endpoints (``GET /api/v1/memory``, ``GET /api/v1/memory/items``) answer for the same
-state: both surfaces call ``profiles.readers.memory_get_answer`` / ``memory_items_answer``.
+state: both surfaces call ``profiles.readers.memory_get_answer`` / ``memory_items_answer``;
+``memory_search`` gives the ``reason`` and hits its endpoint gives (both call
+``profiles.search.memory_search`` or ``profiles.readers.nobody_search``). Every ``reason`` word is
+one of ``profiles.readers.READ_REASONS``.
 
 A server is bound to one user id, one calling agent and one read-scope API key when it
 starts, so a tool call can never name another user. Like the HTTP API it needs the key, and
@@ -31,7 +34,8 @@ SEARCH_DESCRIPTION = (
     "conversation messages (scope 'sessions'). Hybrid lexical + semantic retrieval; works in Chinese and English. "
     "Returns ids, kinds, dates, scores and texts, best first. Older results rank lower unless the query "
     "mentions the past ('之前', '去年', 'last month'). Questions about a kind of memory work ('where does the "
-    "user live', '住在哪', '做什么的'); a query that matches nothing stored returns no results."
+    "user live', '住在哪', '做什么的'); a query that matches nothing stored returns no results. reason is 'ok' "
+    "(with results or none), 'no_memory' (nothing stored to search) or why memory may not be read now."
 )
 GET_DESCRIPTION = (
     "Read the user's memory document (MEMORY.md): all of it, or a line range (from_line..to_line, 1-based, "
@@ -41,7 +45,8 @@ GET_DESCRIPTION = (
 ITEMS_DESCRIPTION = (
     "List the user's current memory items as structured records (id, kind, key, value, text, dates), newest "
     "first, a page at a time; optionally only one kind (profile / preference / fact) or one key (e.g. 'city'). "
-    "Pass next_cursor back as cursor for the next page; it is null on the last page."
+    "Pass next_cursor back as cursor for the next page; it is null on the last page. reason is 'ok' (even for a "
+    "page with no items), 'no_memory' (nothing stored) or why memory may not be read now."
 )
 
 SEARCH_PARAMETERS: dict[str, Any] = {

@@ -63,12 +63,12 @@ def nobody_context(*, budget: int, session_id: str | None = None, temporary: boo
 
 
 def nobody_search(*, query: str, temporary: bool = False) -> SearchResult:
-    """:func:`profiles.search.memory_search` for nobody: no hits; the reason, or the query's
-    time cue as a search over an empty index reports it."""
+    """:func:`profiles.search.memory_search` for nobody: no hits; the reason, or ``no_memory``
+    with the query's time cue, as a search of a user with nothing stored reports them."""
     reason = nobody_access_reason(temporary=temporary)
     if reason:
         return SearchResult(reason=reason)
-    return SearchResult(hits=[], time_cue=has_time_cue(query))
+    return SearchResult(hits=[], reason="no_memory", time_cue=has_time_cue(query))
 
 
 def nobody_document(*, from_line: int | None = None, to_line: int | None = None) -> dict:
@@ -93,6 +93,21 @@ def nobody_items_page() -> tuple[list[dict], None]:
 # --------------------------------------------------------------------------
 # The answers of memory_get and memory_items, shared by HTTP and MCP.
 # --------------------------------------------------------------------------
+
+# The one vocabulary of ``reason`` in every read (context, memory_search, memory_get, memory_items),
+# over HTTP and MCP alike. The switches come first (profiles.access precedence); then
+# ``no_memory`` when the user has nothing stored that the read reads — the answer an unknown id
+# or a staff login gets too, so the two cannot be told apart; else ``ok``, whose result may be
+# empty (a search with no hits, a filter or page with no items, a line range past the end).
+READ_REASONS = {
+    "ok": "read: the result, which may be empty (no hits, no item matching the filter, lines past the end)",
+    "no_memory": "nothing stored that this read reads (no current item; for a session search no past "
+                 "message); an unknown user id or a staff login gets the same answer",
+    "memory_off": "the user switched memory off: nothing is read",
+    "temporary_session": "a temporary session: nothing is read",
+    "expert_off": "the user switched memory off for this agent: nothing is read",
+}
+CONTEXT_REASONS = {**READ_REASONS, "budget_too_small": "the budget cannot hold even the opening instruction"}
 
 ITEM_FIELDS = ("id", "kind", "key", "value", "text", "fact_date", "fact_precision", "valid_from", "confirmed_at")
 ITEMS_LIMIT_DEFAULT = 50
@@ -120,8 +135,10 @@ def memory_get_answer(
     "from_line", "to_line", "total_lines", "version", "item"}`` (``item`` a dict of
     :data:`ITEM_FIELDS`, dates as ISO strings, or None). ``reason``: why memory is not read
     (``memory_off``, ``temporary_session``, ``expert_off``: everything empty), else ``ok`` for an
-    item or a non-empty document and ``no_memory`` for an empty document, the word the context
-    read uses (issue 17: MCP said ``ok`` where HTTP said ``no_memory``). Raises
+    item or a document with lines (a range past its end: ``ok``, no text) and ``no_memory`` for an
+    empty document, the word the context read uses (issue 17: MCP said ``ok`` where HTTP said
+    ``no_memory``). An empty document is answered exactly as nobody's (``version`` 0 even after a
+    clear), so a cleared user and an unknown id read alike. Raises
     ``MemoryItem.DoesNotExist`` for an item id this user has no current item under, and
     ``ValueError`` for ``from_line`` > ``to_line``.
     """
@@ -135,7 +152,9 @@ def memory_get_answer(
         return {**empty, "reason": "ok", "text": item["text"], "item": item, "version": version}
     lines = {"from_line": from_line, "to_line": to_line}
     doc = nobody_document(**lines) if user is None else memory_document_get(user=user, **lines)
-    return {**doc, "reason": "ok" if doc["total_lines"] else "no_memory", "item": None}
+    if not doc["total_lines"]:
+        return {**empty, "reason": "no_memory"}
+    return {**doc, "reason": "ok", "item": None}
 
 
 def cursor_encode(before_id: int) -> str:
@@ -165,7 +184,8 @@ def memory_items_answer(
     ``user`` a platform user or None; ``kind`` / ``key`` filter (exact); ``before_id`` is what
     :func:`cursor_decode` read from the previous page's cursor; ``limit`` 1-100 items. Returns
     ``{"reason", "items", "next_cursor"}``: items as in :func:`memory_get_answer`, ``next_cursor``
-    a string or None on the last page, ``reason`` ``ok``, ``no_memory`` for an empty page, or why
+    a string or None on the last page, ``reason`` ``ok`` (a filter or page with no items
+    included), ``no_memory`` when the user has no current item at all (as for nobody), or why
     memory is not read (no items then). Selector: :func:`profiles.selectors.memory_items_page`.
     """
     reason = _read_reason(user=user, agent_slug=agent_slug, temporary=temporary)
@@ -175,6 +195,7 @@ def memory_items_answer(
             items, next_before = nobody_items_page()
         else:
             items, next_before = memory_items_page(user=user, kind=kind, key=key, before_id=before_id, limit=limit)
-        reason = "ok" if items else "no_memory"
+        stored = bool(items) or (user is not None and MemoryItem.objects.current().filter(user=user).exists())
+        reason = "ok" if stored else "no_memory"
     return {"reason": reason, "items": [_public_item(i) for i in items],
             "next_cursor": cursor_encode(next_before) if next_before else None}

@@ -338,8 +338,9 @@ class SearchHit:
 
 @dataclass
 class SearchResult:
-    """``hits`` best first (at most ``top_k``); ``reason`` is ``ok`` or why nothing was searched
-    (``memory_off``, ``expert_off``, ``temporary_session``)."""
+    """``hits`` best first (at most ``top_k``); ``reason`` (:data:`profiles.readers.READ_REASONS`)
+    is ``ok`` (searched: hits, or none matched), ``no_memory`` (nothing stored in the scope) or why
+    nothing was searched (``memory_off``, ``expert_off``, ``temporary_session``)."""
 
     hits: list[SearchHit] = field(default_factory=list)
     reason: str = "ok"
@@ -555,7 +556,8 @@ def memory_search(
     past messages within ``BIZMEMORY['MESSAGE_RETENTION_DAYS']``, when set); ``top_k``
     ≥ 1 results; ``min_similarity`` a cosine threshold (default from settings / the
     embedder). Returns a :class:`SearchResult`; switched-off memory, a switched-off
-    expert or a temporary session give no hits and the reason. Every returned text
+    expert or a temporary session give no hits and the reason; nothing stored in the scope
+    ``no_memory`` (as for an unknown user), else ``ok`` (``profiles.readers.READ_REASONS``). Every returned text
     passes the sanitizer on the way out: PII is masked (``audit.sanitizer.mask``); a past
     message (scope ``sessions``: raw user turns) was indexed through the masking floor
     (``audit.floor.mask_floor``: every 7+ digit run, every e-mail or handle shape), whatever
@@ -581,6 +583,11 @@ def memory_search(
         sessions = conversations().message_sessions(user_id=user.pk, message_ids=[h.id for h in hits])
         for h in hits:
             h.session = sessions.get(h.id)
+    # What the scope reads: current items (not their index, which may lag) or past messages in retention.
+    stored = (MemoryItem.objects.current().filter(user_id=user.pk) if scope == "memory"
+              else _chunks(user.pk, VectorSource.MESSAGE, _message_retention_start(now)))
+    if not hits and not stored.exists():  # asked only without hits
+        return SearchResult(reason="no_memory", time_cue=cue)
     # A past message's chunk already passed the masking floor when it was indexed
     # (consolidation.session_index.chunk_text, the only writer of message chunks; migration
     # consolidation.0014 re-masked older ones): the floor is not run again per hit.

@@ -10,6 +10,7 @@ import datetime as dt
 import uuid
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -40,7 +41,7 @@ def user_ensure(*, external_id: str):
     an account named after its id when that username is free, and a generated one
     (``platform-<hex>``) when a staff login or any other account already holds it, so a platform
     id equal to a staff login is simply another user: callers answer it as they answer any new
-    id, and nothing is ever filed under the staff account. The id is taken exactly: never
+    id, and nothing is ever filed under the staff account. A new account has no usable password. The id is taken exactly: never
     trimmed, case- and accent-sensitive on every database ("alice", "Alice" and "josé" are
     three users; byte-exact on MySQL/MariaDB, migration ``profiles.0016``, check
     bizmemory.E040). Raises ``ValueError`` for an id that is not a string of 1-150 characters
@@ -58,7 +59,10 @@ def user_ensure(*, external_id: str):
             # the unique index, and this one then reads the winner's row.
             with transaction.atomic():
                 taken = User.objects.filter(username=external_id).exists()
-                user = User.objects.create(username=f"platform-{uuid.uuid4().hex}" if taken else external_id)
+                # No usable password: nobody signs in to an account that ingest made until an
+                # operator gives it one (Django's password-reset form skips it too).
+                user = User.objects.create(username=f"platform-{uuid.uuid4().hex}" if taken else external_id,
+                                           password=make_password(None))
                 identity = PlatformIdentity.objects.create(user=user, external_id=external_id)
         except IntegrityError:
             identity = PlatformIdentity.objects.select_related("user").filter(external_id=external_id).first()

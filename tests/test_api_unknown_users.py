@@ -1,6 +1,6 @@
 """User enumeration: every read answers an unknown user id, a staff login and a superuser login
-byte for byte like a platform user with no memory (``profiles.readers``), creates nothing, and
-never answers with a staff account's own memory."""
+byte for byte like a platform user with no memory (``profiles.readers``) — one that never had any,
+or whose memory was cleared —, creates nothing, and never answers with a staff account's own memory."""
 
 import datetime as dt
 
@@ -75,6 +75,27 @@ def test_unknown_staff_and_superuser_ids_read_exactly_like_a_user_with_no_memory
             assert STAFF_SECRET not in r.content.decode()
 
 
+@pytest.mark.parametrize("how", ["clear everything", "delete each entry"])
+def test_a_user_whose_memory_was_cleared_reads_exactly_like_an_unknown_id(client, api_keys, alice, how):
+    """A known user with empty memory because everything was deleted (the user's "clear
+    everything", history kept, or each entry deleted one by one) gets the unknown id's status and
+    body on every read — memory_get's ``version`` included (0 for any empty document, not the
+    count of past writes), and its own former item id is the same 404. Equal answers, not equal
+    timing: timing belongs in benchmarks."""
+    from profiles.services import memory_clear_all, memory_item_delete
+
+    item = _with_memory(alice)
+    if how == "clear everything":
+        memory_clear_all(user=alice)
+    else:
+        memory_item_delete(user=alice, item_id=item.pk)
+    for path, params in _cases(item.pk):
+        unknown = _read(client, api_keys["read"], path, "ghost", params)
+        cleared = _read(client, api_keys["read"], path, "alice", params)
+        assert (cleared.status_code, cleared.content) == (unknown.status_code, unknown.content), (path, params)
+        assert STAFF_SECRET not in cleared.content.decode()
+
+
 def test_the_empty_answers_are_the_expected_ones(client, api_keys):
     """Pins what the comparison above compares: a 200 with nothing, or the 404 naming the field."""
     key = api_keys["read"]
@@ -83,7 +104,7 @@ def test_the_empty_answers_are_the_expected_ones(client, api_keys):
                     "reason": "no_memory"}
     assert _read(client, key, "/api/v1/context", "ghost", {"temporary": "true"}).json()["reason"] == "temporary_session"
     assert _read(client, key, "/api/v1/memory/search", "ghost", {"query": "去年的 dog"}).json() == {
-        "scope": "memory", "reason": "ok", "time_cue": True, "hits": []}
+        "scope": "memory", "reason": "no_memory", "time_cue": True, "hits": []}
     assert _read(client, key, "/api/v1/memory", "ghost", {}).json() == {
         "reason": "no_memory", "text": "", "from_line": 0, "to_line": 0, "total_lines": 0, "version": 0, "item": None}
     r = _read(client, key, "/api/v1/memory", "ghost", {"item_id": "5"})

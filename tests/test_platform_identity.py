@@ -94,3 +94,63 @@ def test_snapshot_create_finds_platform_users_never_a_staff_login(boss):
     with pytest.raises(CommandError) as exc:
         call_command("snapshot_create", "--user", "boss")
     assert exc.value.returncode == 2 and "no user" in str(exc.value)
+
+
+def _staff_state(staff) -> dict:
+    """Everything a platform id could have written under the staff account."""
+    from audit.models import AuditLog
+    from profiles.models import MemoryDocument, MemoryVersion, Snapshot
+
+    return {
+        "items": list(MemoryItem.objects.filter(user=staff).values_list("text", "valid_until")),
+        "document": list(MemoryDocument.objects.filter(user=staff).values_list("markdown", "version")),
+        "versions": list(MemoryVersion.objects.filter(user=staff).values_list("version", flat=True)),
+        "snapshots": Snapshot.objects.filter(user=staff).count(),
+        "sessions": Session.objects.filter(user=staff).count(),
+        "audit": AuditLog.objects.filter(subject_user=staff).count(),
+        "settings": MemorySettings.objects.filter(user=staff).count(),
+        "password": staff.password,
+    }
+
+
+def test_ingest_pipeline_and_every_read_as_a_staff_login_never_touch_the_staff_account(api_keys, boss):
+    """The whole way through: ingest as ``boss``, extraction and consolidation, then every read over
+    HTTP and MCP. The platform user ``boss`` gets its own memory; the staff account keeps its own
+    untouched, is never read, and still signs in with its own password only."""
+    from django.contrib.auth import authenticate
+    from django.test import Client
+
+    from consolidation.consolidate import consolidation_run
+    from profiles.mcp_server import bound_call
+    from profiles.versions import memory_document_refresh
+
+    memory_document_refresh(user_id=boss.pk)
+    before = _staff_state(boss)
+    assert _post(api_keys["ingest"], "boss").status_code == 201
+    platform = PlatformIdentity.objects.get(external_id="boss").user
+    for session in Session.objects.filter(user=platform):
+        extraction_run(session_id=session.pk, trigger="session_end")
+    assert consolidation_run(user_id=platform.pk, force=True).status == "done"
+    boss.refresh_from_db()
+    assert _staff_state(boss) == before
+    assert MemoryItem.objects.filter(user=platform).exists()
+
+    reads = [("/api/v1/context", "", {}), ("/api/v1/memory/search", "memory_search", {"query": "Leeds"}),
+             ("/api/v1/memory", "memory_get", {}), ("/api/v1/memory/items", "memory_items", {})]
+    for path, tool, args in reads:
+        http = APIClient().get(path, {"user": "boss", "agent": "main", **args}, HTTP_X_API_KEY=api_keys["read"])
+        answers = [http.content.decode()]
+        if tool:
+            answers.append(repr(bound_call(tool, args, username="boss", agent_slug="main", api_key=api_keys["read"])))
+        for answer in answers:
+            assert "Leeds" in answer and STAFF_SECRET not in answer and "Rex" not in answer, (path, answer)
+
+    # Signing in: the staff login is the staff account, with its password only; the platform
+    # account made for the id has no usable password, so nobody signs in to it.
+    assert authenticate(username="boss", password="x") == boss
+    assert not platform.has_usable_password()
+    for password in ("", "x"):
+        assert authenticate(username=platform.username, password=password) is None
+    web = Client()
+    assert web.login(username="boss", password="x")
+    assert web.session["_auth_user_id"] == str(boss.pk)

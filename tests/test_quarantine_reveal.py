@@ -1,19 +1,24 @@
 """/review/<id>/reveal: post/redirect/get with a single-use reveal token (issue 17, "Reveal renders
-at the POST URL"). The POST issues the token; the GET it redirects to shows the original once."""
+at the POST URL"). The POST issues the token; the GET it redirects to shows the original once. With
+the tokens' cache unreachable (the real Redis cache pointed at a closed port) it fails closed: a 503
+page that says so, nothing revealed, the attempt audited as ``quarantine.reveal_failed``."""
 
+import os
+import socket
 import time
 import types
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.core import signing
-from django.test import Client
+from django.test import Client, override_settings
 from django.urls import reverse
 
 from audit import services
 from audit.models import AuditLog
 from audit.sanitizer import analyze
 from audit.services import quarantine_file, sensitive_words_active
+from bizmemory.settings import cache_config
 from profiles.services import user_ensure
 from tests.helpers import officer_make
 
@@ -120,3 +125,63 @@ def test_the_get_needs_the_reveal_permission_too(officer, rec, client):
     client.force_login(get_user_model().objects.create_user("plain-staff", is_staff=True))
     assert client.get(url).status_code == 403
     assert _reveals(rec) == 0
+
+
+# --- The tokens' cache unreachable: fail closed -------------------------------------------------
+
+def _closed_port() -> int:
+    """A local TCP port nothing listens on (bound, then released: connecting is refused)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _redis_down() -> dict:
+    """CACHES with the project's real Redis cache (``cache_config``) pointed at a closed port."""
+    return {"default": cache_config("redis", f"redis://127.0.0.1:{_closed_port()}/0")}
+
+
+@pytest.fixture
+def redis_down(settings):
+    settings.CACHES = _redis_down()
+
+
+def _failed(rec) -> list[dict]:
+    return list(AuditLog.objects.filter(action="quarantine.reveal_failed", target_id=str(rec.pk))
+                .values("actor__username", "subject_user_id", "details"))
+
+
+def _assert_unavailable(resp, rec):
+    html = resp.content.decode()
+    assert resp.status_code == 503 and resp["Retry-After"] == "30" and "no-store" in resp["Cache-Control"]
+    assert PHONE not in html and "Revealing is unavailable right now" in html and "Nothing was revealed" in html
+    assert rec.preview in html  # the masked page, not an error page
+
+
+def test_with_the_cache_down_the_post_issues_no_token_and_says_so(officer, rec, redis_down):
+    resp = officer.post(reverse("audit:quarantine-reveal", args=[rec.pk]))
+    _assert_unavailable(resp, rec)
+    assert _reveals(rec) == 0
+    # The attempt is on the trail, as a failure: never a quarantine.revealed row.
+    assert _failed(rec) == [{"actor__username": "reviewer", "subject_user_id": rec.user_id,
+                             "details": {"reason": "cache_unavailable", "stage": "issue"}}]
+
+
+def test_with_the_cache_down_the_get_reveals_nothing_and_leaves_the_token_unspent(officer, rec):
+    url = _issue(officer, rec)  # issued while the cache answers …
+    assert _reveals(rec) == 0
+    with override_settings(CACHES=_redis_down()):
+        _assert_unavailable(officer.get(url), rec)  # … and redeem it while it does not
+    assert _reveals(rec) == 0
+    assert [f["details"]["stage"] for f in _failed(rec)] == ["redeem"]
+    # Whether it was used could not be known, so it was not spent: it reveals once the cache is back.
+    assert PHONE in officer.get(url).content.decode()
+    assert _reveals(rec) == 1 and officer.get(url).status_code == 410
+
+
+def test_the_reveal_works_on_the_real_redis_cache(officer, rec, settings):
+    settings.CACHES = {"default": cache_config("redis", os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))}
+    resp = officer.post(reverse("audit:quarantine-reveal", args=[rec.pk]), follow=True)
+    assert resp.status_code == 200 and PHONE in resp.content.decode()
+    assert officer.get(resp.redirect_chain[-1][0]).status_code == 410
+    assert _reveals(rec) == 1 and _failed(rec) == []

@@ -132,8 +132,9 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """``GET /api/v1/memory/search``: at most ``top_k`` hits, best first; ``reason`` is ``ok`` or
-    why nothing is read; ``time_cue`` True when the query named a time (no time decay then)."""
+    """``GET /api/v1/memory/search``: at most ``top_k`` hits, best first; ``reason`` is ``ok``
+    (hits or none), ``no_memory`` (nothing stored in the scope, or an unknown user) or why nothing
+    is read; ``time_cue`` True when the query named a time (no time decay then)."""
 
     scope: str
     reason: str
@@ -174,7 +175,8 @@ class MemoryItem:
 class MemoryDocument:
     """``GET /api/v1/memory`` (``memory_get``): MEMORY.md or a line range of it (``text``, 1-based
     ``from_line``..``to_line`` of ``total_lines``, the memory ``version``), or one ``item`` (then
-    ``text`` is the item's). ``reason`` is ``ok``, ``no_memory`` or why memory is not read."""
+    ``text`` is the item's). ``reason`` is ``ok``, ``no_memory`` (an empty document: ``version``
+    0) or why memory is not read."""
 
     reason: str
     text: str
@@ -197,7 +199,8 @@ class MemoryDocument:
 @dataclass(frozen=True)
 class ItemsPage:
     """``GET /api/v1/memory/items``: one page of current items, newest first; pass
-    ``next_cursor`` back as ``cursor`` for the next page (None on the last)."""
+    ``next_cursor`` back as ``cursor`` for the next page (None on the last). ``reason`` is ``ok``
+    (also for a page with no items), ``no_memory`` (no current item at all) or why memory is not read."""
 
     reason: str
     items: list[MemoryItem]
