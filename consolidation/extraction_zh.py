@@ -18,6 +18,10 @@ def _resolve_date_zh(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
     mm = re.search(r"(\d{4})年", s)
     if mm:
         y, found = int(mm.group(1)), True
+    elif (m2 := re.search(r"(?:^|[是在于从自，,\s])(\d{2})年(?=[进来入到毕考拿结生])", s)):
+        # "我是18年进的报社": a two-digit year before a joining / graduating verb (blind 15).
+        yy = int(m2.group(1))
+        y, found = (2000 + yy if 2000 + yy <= at.year else 1900 + yy), True
     elif "前年" in s:
         y, found = at.year - 2, True
     elif "去年" in s:
@@ -32,8 +36,8 @@ def _resolve_date_zh(s: str, at: _dt.datetime) -> tuple[_dt.date, str] | None:
             y, found = at.year - _zh_int(mm.group(1)), True
     if re.search(r"上个?月", s):
         y, m = _shift_month(at.year, at.month, -1)
-    elif re.search(r"这个月|本月", s):
-        y, m = at.year, at.month
+    elif re.search(r"这个月|本月|(?<![上下个本这\d一二三四五六七八九十])月(?:初|中)", s):
+        y, m = at.year, at.month  # "我月初调去配载组了": the start of this month (blind 15)
     elif re.search(r"下个?月", s):
         y, m = _shift_month(at.year, at.month, 1)
     else:
@@ -51,12 +55,12 @@ _ZH_EMOTION = re.compile(r"烦死|好烦|真烦|焦虑|心力交瘁|崩溃|郁�
 _ZH_TEMP = re.compile(r"这周|本周|下周|今天|明天|后天|今晚|今早|昨天|前天|昨晚|这两天|这几天|这阵子|最近|临时|暂时|目前先|这会儿|待会|一会儿?|月底前|下个?月|这次|这趟|刚才"
                       r"|(?:这个?|本|下个?|上个?)周末|(?<!每)(?<!每个)周末(?![^，,。；]{0,6}?(?:一般|通常|都|也|从不|很少|基本|别|不要|不|统一|一律|的(?:消息|提醒|时间)))")
 # Plans and wishes are not stable facts ("我打算明年考研", "等我有空了再研究一下Docker").
-_ZH_PLAN = re.compile(r"打算|准备(?:去|学|考|换|转)|计划(?:去|学|考|换|转)|想学|要学|想去|想转|等我|有空(?:了|再|的时候)|再研究|考虑要不要|在想要不要|在考虑")
-_ZH_HYPO = re.compile(r"如果|假如|(?<![主只])要是|假设|万一|若是|倘若|假使|换做是?我|换作是?我")
+_ZH_PLAN = re.compile(r"打算|拟申报|拟报考|竞聘|准备(?:去|学|考|换|转)|计划(?:去|学|考|换|转)|想学|要学|想去|想转|等我|有空(?:了|再|的时候)|再研究|考虑要不要|在想要不要|在考虑")
+_ZH_HYPO = re.compile(r"如果|假如|(?<![主只])要是|假设|万一|若是|倘若|(?:^|[，,。；;\s])若(?!干)|假使|换做是?我|换作是?我")
 _ZH_QWORD = re.compile(r"[吗呢嘛][？?]?$|是不是|要不要|该不该|能不能|可不可以|有没有|应不应该|[？?]")
 _ZH_QWORD_WEAK = re.compile(r"怎么|什么|多少|哪|几[天个]|为什么|如何|咋")
 _ZH_NEG = re.compile(r"不是|并非|别以为|不算|没在|不在|没有在|不做|不干|不负责|从没|从来没|没做过|没用过|不属于|^不$")
-_ZH_PAST = re.compile(r"^(我|本人)?(之前|以前|原来|过去|曾经|那时候|当时)|之前那种|以前那种|之前一直|以前一直|(?<![没未])[干做待呆当]过(?!来|去|头|度|渡|滤)")
+_ZH_PAST = re.compile(r"^(我|本人)?(之前|以前|原来|过去|曾经|那时候|当时)|原(?:在|任|为|是|先)|之前那种|以前那种|之前一直|以前一直|(?<![没未])[干做待呆当]过(?!来|去|头|度|渡|滤)")
 _ZH_REQUEST = re.compile(r"^(帮我|帮忙|请你?|麻烦|给我|你帮|能否|可以帮|替我|问一下|想问|问个|顺便把)")
 
 _ZH_DISCOURSE = re.compile(
@@ -113,7 +117,7 @@ _ZH_PROV_RE = re.compile("(" + _alt(L.ZH_PROVINCES) + ")(?!大学|路)")
 _ZH_CITY_BAD_BEFORE = re.compile(r"(去|到|飞|飞往|出差|从|往|赴|离开|前往|来自)$")
 _ZH_CITY_MOVE = re.compile(r"(调回|调到|调去|搬到|搬去|搬回|回到|落户|定居|移居|常驻|住在|base在|base|在|到了|是|于)$")
 _ZH_TITLE_RE = re.compile(
-    r"(?<=[是的做当任个名])(?P<t>(?:(?!的|我|在|是|做|一家|一名|一位|一个|这边|那边|和|跟|，|还|了|考)[\u4e00-\u9fffA-Za-z&+#]){0,10}?"
+    r"(?<=[是的做当任个名])(?!月)(?P<t>(?:(?!的|我|在|是|做|一家|一名|一位|一个|这边|那边|和|跟|，|还|了|考)[\u4e00-\u9fffA-Za-z&+#]){0,10}?"
     r"(?:" + _alt(L.ZH_TITLE_SUFFIXES) + r")员?)"
     r"(?=$|[^\u4e00-\u9fffA-Za-z]|的|了|啊|吧|呢|在|已|[一二三四五六七八九十两几多]+年|和|兼|带|负责|主要|天天|每天|平时|这|那|岗|工作)")
 # A title reached by a change: "升成了部门经理", "提拔为主管", "转岗做了测试工程师".
@@ -187,7 +191,7 @@ _ZH_FACT_EVENTS = [
     ("relocation", re.compile(r"搬到了?|搬去了?|搬回了?|搬家|定居|落户|移居到?")),
     ("graduation", re.compile(r"毕业")),
     # "我是2019年来的公司", "我2018年进的公司" (blind 14): the 是…的 of a year says when the user joined
-    ("job_change", re.compile(r"入职|跳槽|转岗|升职|晋升|退休|换了?(?:份|个)?工作|离职|转行|(?:\d{4}|[去前今]|大前)年[^，,。]{0,3}?[进来到]的(?:公司|单位|厂|行|院|集团)")),
+    ("job_change", re.compile(r"入职|跳槽|转岗|升职|晋升|退休|换了?(?:份|个)?工作|离职|转行|(?:\d{4}|(?<!\d)\d{2}|[去前今]|大前)年[^，,。]{0,3}?[进来到]的(?:公司|单位|厂|行|院|集团|报社|医院|学校|银行)")),
     # certificates and professional exams passed: "我二月份刚拿到了报关水平测试的合格证书", "考完了准精算师的最后一门"
     ("certificate", re.compile(r"(?:考完|考过|考下|考出|通过|拿到|拿下|取得|考取|获得)了?(?P<n>[^，,。；了]{1,20}?)的?(?:全科)?"
                                r"(?:合格证书?|资格证书?|证书|执业证|资格证|执照|驾照|考试|最后一门|全科|认证)"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .text import FIRST_PERSON, Span, is_cjk, with_next_sentence
+from .text import FIRST_PERSON, Span, around_sentence, is_cjk
 
 # The answer-style keys: preferences about the assistant's output.
 ANSWER_STYLE = {"preference/instruction", "preference/format", "preference/tone", "preference/answer_length",
@@ -52,11 +52,11 @@ def context_veto(text: str, sentence: Span, start: int, end: int, label: str) ->
         return "no_place_cue"
     if label in ("profile/responsibility", "profile/department") and not _DUTY_CUE_EN.search(sent):
         return "no_work_cue"  # "fight for trans rights", "just low grade property damage"
-    if label == "profile/role" and not _ROLE_NOUN_EN.search(value):
+    if label == "profile/role" and not (_ROLE_NOUN_EN.search(value) or _ROLE_NOUN_EN.search(_OF_TAIL.sub("", value))):
         return "shape"  # "Having support", "terrible", "Super Mario": no person's title
     # The wish may be addressed in the next sentence: "Dollar figures rounded to whole thousands with
     # a K. That goes for any bid summary you give me." (blind 12).
-    if label in ANSWER_STYLE and not _TO_THE_ASSISTANT_EN.search(with_next_sentence(text, sentence)):
+    if label in ANSWER_STYLE and not _TO_THE_ASSISTANT_EN.search(around_sentence(text, sentence)):
         return "no_answer_cue"  # "some customers were perfectly polite", "conversations we used to have at the table"
     return None
 
@@ -74,8 +74,11 @@ _ROLE_NOUN_EN = re.compile(
     r"|graduate|resident|attendant|aide|crew|cadet|sergeant|captain|officer|director|chief|principal|dean|professor|lecturer"
     r"|scientist|therapist|pharmacist|dentist|surgeon|midwife|paramedic|caregiver|carer|volunteer|freelancer|contractor"
     r"|consultant|accountant|auditor|actuary|architect|designer|developer|programmer|photographer|journalist|editor"
-    r"|librarian|mechanic|electrician|plumber|carpenter|welder|farmer|driver|courier|soldier|sailor|merchandiser|buyer|deputy)s?\b\W*$"
+    r"|librarian|mechanic|electrician|plumber|carpenter|welder|farmer|driver|courier|soldier|sailor|merchandiser|buyer|deputy"
+    r"|eng|dev|postdoc|post-doc|doc|sre|swe)s?\b\W*$"
     r"|(?-i:\b[A-Z][A-Za-z]?[A-Z]{1,4}s?\b)\W*$", re.I)
+# "Area Director of Revenue", "Head of Data": the title's head comes before "of" (blind 15).
+_OF_TAIL = re.compile(r"\s+(?:of|for)\s+.*$", re.I)
 # An answer style is said to the assistant: it names the assistant, its answers or a standing wish.
 _TO_THE_ASSISTANT_EN = re.compile(
     r"\b(?:you|your|u|reply|replies|respond|responses?|answers?|write|explain|give me|send me|show me|tell me|keep|make it|format\w*"

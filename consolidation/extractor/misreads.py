@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .text import Span
+from .text import Span, sub_clauses
 
 # "叫我老周就行，别一口一个周老师的", "call me Mags, not Ms Okafor": how the user is addressed.
 # "岗位叫成果转化专员" names the title: only "叫我"/"别叫" is addressing.
@@ -23,18 +23,26 @@ _LEVEL_AFTER = re.compile(r"^[\s-]*(?:level|grade|standard|tier)\b|^\s*(?:级别
 # "asking me to lead the BRT corridor scheduling": a verb with its object, not a title.
 _VERB_TITLE = re.compile(r"^(?:lead|head|manage|run|coordinate|supervise|direct|chair|coach|support|own)$", re.I)
 _OBJECT_AFTER = re.compile(r"^\s+(?:the|a|an|our|my|this|that|their|his|her|all|some|it)\b", re.I)
+# "通告单之后交给新来的助理弄", "handed the rota over to the new coordinator": the person work is handed
+# to is someone else (blind 15 a+b: the user's promotion to 执行制片 was replaced by 助理).
+_HANDED_TO = re.compile(r"(?:交给|交接给|转给|移交给|丢给|甩给|交咗畀|交畀)(?:了)?(?:新来的|新的|新招的|我们|咱们)?\s*$"
+                        r"|\b(?:hand(?:ed|ing)?|pass(?:ed|ing)?|gave|give|giving)\b[^.;!?]{0,25}?\b(?:over\s+)?to\s+(?:the|our|a|my)?\s*(?:new\s+)?$", re.I)
 
 
 def role_misread(text: str, sentence: Span, start: int, end: int) -> str | None:
     """Why a role span is no title of the user's, or None: ``"address_form"`` (how the user wants
     to be called: "别一口一个周老师的", "call me …"), ``"level"`` ("passed WellSharp at supervisor
-    level"), ``"verb"`` ("asking me to lead the BRT corridor scheduling"). Input: the turn, the
-    span's sentence and character offsets. Output: a veto code or None. Rule source: blind 14 a+b."""
+    level"), ``"verb"`` ("asking me to lead the BRT corridor scheduling"), ``"third_party"`` (the one work is
+    handed to: "交给新来的助理弄"). Input: the turn, the
+    span's sentence and character offsets. Output: a veto code or None. Rule source: blind 14 a+b;
+    ``third_party``: blind 15 a+b."""
     before = text[max(sentence.start, start - 12):start]
     after = text[end:sentence.end]
     value = text[start:end].strip()
     if _ADDRESS_BEFORE.search(before):
         return "address_form"
+    if _HANDED_TO.search(text[max(sentence.start, start - 40):start]):
+        return "third_party"
     if _LEVEL_AFTER.match(after):
         return "level"
     if _VERB_TITLE.match(value) and _OBJECT_AFTER.match(after):
@@ -90,6 +98,15 @@ def place_without_time(value: str) -> str:
     return _TIME_TAIL.sub("", value).strip() or value
 
 
+# A signature line starts with the signer's name: "my signature: Ngozi Eze, Programmes Officer, Hope
+# Springs Foundation, Abuja", "落款：王芳，招生办". The name is never an employer or a city.
+_SIGNED_NAME_BEFORE = re.compile(r"(?:\bsignature|\bsign(?:ed)?\s+(?:it|off|this)?\s*(?:as|with)|\bregards|\bcheers|\bbest|\bthanks"
+                                 r"|署名|落款|签名)\s*(?:is|as)?\s*[:：,，\-–—]?\s*$", re.I)
+_TITLE_TAIL = re.compile(r"\b(?:officer|manager|director|engineer|lead|head|assistant|coordinator|analyst|consultant|specialist"
+                         r"|executive|administrator|supervisor|pharmacist|nurse|teacher|developer|designer)s?$", re.I)
+_GENERIC_EMPLOYER = re.compile(r"^[\d年进来到入了的在这那家个我们本]*(?:公司|单位|厂|集团|企业|司)$")
+
+
 def profile_misread(text: str, sentence: Span, start: int, end: int, name: str) -> str | None:
     """The veto code for a profile value of key ``name`` at ``text[start:end]`` that says something
     else (:func:`role_misread` for a role; ``"past"`` for a city or employer the sentence says the
@@ -99,4 +116,37 @@ def profile_misread(text: str, sentence: Span, start: int, end: int, name: str) 
         return role_misread(text, sentence, start, end)
     if name in ("city", "company") and left_behind(text, sentence, end, name):
         return "past"
+    if name in ("company", "city") and _SIGNED_NAME_BEFORE.search(text[max(sentence.start, start - 40):start]):
+        return "name"  # "end it with my signature: Ngozi Eze, Programmes Officer, …": the user's own name (blind 15)
+    if name in ("city", "company") and _TITLE_TAIL.search(text[start:end].strip()):
+        return "shape"  # "Programmes Officer" read as the city or employer of a signature line (blind 15)
+    if name == "company" and _GENERIC_EMPLOYER.match(text[start:end].strip()):
+        return "shape"  # "我2019年进的公司" tagged "年进的公司" (blind 15): no name
     return None
+
+
+# A Chinese job change names its change: "调去配载组", "升执行制片", "跳槽到字节", "2019年进的公司". A noun
+# with no change word before or inside it is the task around the change ("我上个月升执行制片了，通告单之后交给
+# 新来的助理弄" tagged 通告单 as the change: blind 15 a+b).
+_ZH_CHANGE_WORD = re.compile(r"调|升|去|到|进|做|当|入职|跳槽|转|加入|当上|换|离开|离职|辞|退休|聘|任|接手|接任|回|来|提拔|晋")
+
+
+_ZH_FORMERLY = re.compile(r"原(?:在|任|为|是|先|来)|之前|以前|曾经|过去|当时")
+
+
+def job_change_misread(text: str, sentence: Span, start: int, end: int) -> str | None:
+    """``"shape"`` when a Chinese job-change span at ``text[start:end]`` has no change word in it
+    or in the six characters before it (within ``sentence``), ``"past"`` when its clause says it
+    was before ("原在…任生鲜主管"), else None. English spans are not
+    judged. Input: the turn, the span's sentence and character offsets. Output: a veto code or None.
+    Rule source: blind 15 a+b."""
+    value = text[start:end]
+    if not re.search(r"[\u4e00-\u9fff]", value):
+        return None
+    clause = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
+    if _ZH_FORMERLY.search(text[clause.start:start]):
+        return "past"  # "原在苏州门店任生鲜主管，去年7月调至南京总部": the title before the move (blind 15)
+    if _ZH_CHANGE_WORD.search(text[max(sentence.start, start - 6):end]):
+        return None
+    return "shape"
+

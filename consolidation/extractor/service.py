@@ -33,9 +33,9 @@ from ..extraction_en import _resolve_date_en
 from ..extraction_rules import RULES_VERSION, extract_candidates
 from ..extraction_zh import _resolve_date_zh
 from . import model as M
-from .text import Span, sentences
+from .text import Span, sentences, sub_clauses
 from .context import addressee, context_veto
-from .misreads import org_shaped, place_without_time, profile_misread
+from .misreads import job_change_misread, org_shaped, place_without_time, profile_misread
 from .vetoes import (BARE_VERB, LANGUAGE_WORDS, JOB_CUE, denied_in_turn, event_veto, message_veto, negation, own_words, quoted_regions,
                      span_veto, value_veto)
 
@@ -179,7 +179,12 @@ def _relabelled(span: M.ModelSpan, value: str, dated: bool) -> str:
 def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list[Span], lang: str):
     """A candidate for one model span, or ``(None, veto_code)``."""
     value = _place_value(span.label, _clean_value(text[span.start:span.end]))
-    found = _fact_date(text[span.sentence.start:span.sentence.end], lang, at) if span.label.startswith("fact/") else None
+    found = None
+    if span.label.startswith("fact/"):
+        # The date nearest the event: its own clause first ("我2018年进的报社，去年拿了省新闻奖" dated the
+        # award 2018; blind 15), then the whole sentence ("去年十月，我拿到了PMP证书").
+        clause = next((c for c in sub_clauses(text, span.sentence) if c.start <= span.start < c.end), span.sentence)
+        found = _fact_date(text[clause.start:clause.end], lang, at) or _fact_date(text[span.sentence.start:span.sentence.end], lang, at)
     if span.label == "fact/job_change" and role_of_change(value) and not JOB_CUE.search(text[span.sentence.start:span.sentence.end]):
         found = None  # "I'm Senior Compliance Officer now since the restructuring": a title said, no change word
     if span.label in _UNDATED_AS or span.label == "fact/job_change":
@@ -201,7 +206,8 @@ def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list
     spec = spec_for_label(span.label)
     if not value or len(value) > 60 or _STOP_VALUES.match(value):
         return None, "bad_value"
-    misread = spec.kind == "profile" and profile_misread(text, span.sentence, span.start, span.end, spec.name)
+    misread = (spec.kind == "profile" and profile_misread(text, span.sentence, span.start, span.end, spec.name)) or (
+        span.label == "fact/job_change" and job_change_misread(text, span.sentence, span.start, span.end))
     if misread:
         return None, misread
     veto = value_veto(text, span.sentence, span.start, span.end, span.label) or span_veto(
@@ -263,6 +269,10 @@ def _implied(cands: list[Candidate], lang: str) -> tuple[list[Candidate], list[C
             if role:
                 added.append(dataclasses.replace(_cand("profile", "role", role, lang), stage=c.stage))
                 have.add("role")
+            elif "department" not in have and len(c.value) <= 30 and _TEAM_SHAPE.search(c.value) and not role_of_change(c.value):
+                # "我月初调去配载组了": a change into a team says the department now (blind 15).
+                added.append(dataclasses.replace(_cand("profile", "department", c.value, lang), stage=c.stage))
+                have.add("department")
         elif name == "relocation":
             m = _MOVE_TO.search(c.value)
             place = _TIME_TAIL.sub("", m.group("p")).strip(" .,") if m else c.value.strip()
@@ -273,7 +283,9 @@ def _implied(cands: list[Candidate], lang: str) -> tuple[list[Candidate], list[C
             elif "city" not in have:
                 if lang != "zh":
                     # The place is the capitalised run: "Puxi campus this month" → "Puxi".
-                    place = " ".join(itertools.takewhile(lambda w: w[:1].isupper(), place.split()))
+                    capitalised = " ".join(itertools.takewhile(lambda w: w[:1].isupper(), place.split()))
+                    # A user who types in lower case: "also moved to montreal last month" (blind 15).
+                    place = capitalised or (place if place.islower() and len(place.split()) <= 2 else "")
                 place = _PLACE_TAIL.sub("", place).strip()
                 if place and len(place) <= 30 and not _TEAM_SHAPE.search(place):
                     added.append(dataclasses.replace(_cand("profile", "city", place, lang), stage=c.stage))
@@ -339,12 +351,21 @@ def _tightened(rule: Candidate, model: Candidate) -> Candidate:
     return rule
 
 
+_ZH_REQUEST_TAIL = re.compile(r"[\s，,。]+(?:帮我|麻烦|请你?|给我|你帮|顺便).*$")
+
+
 def _rule_normalise(cand: Candidate) -> list[Candidate]:
     """Rule candidates in the registry's key shape: a bare hobby key ("pref:hobby" with
     "hiking; chess") becomes one candidate per value with the value in the key
     ("pref:hobby:hiking"), so each value can be retracted alone; a fact's value loses a dangling
     preposition ("moved to Toronto in" → "moved to Toronto")."""
     spec = key_spec(kind=cand.kind, key=cand.key)
+    if cand.kind == "profile" and cand.lang == "zh":
+        # Casual Chinese runs clauses together with spaces: "带3个人 帮我写个周会议程" -- the request that
+        # follows is not part of the value (blind 15 a+b).
+        value = _ZH_REQUEST_TAIL.sub("", cand.value).strip()
+        if value and value != cand.value:
+            cand = dataclasses.replace(cand, value=value, text=_cand(cand.kind, cand.key, value, cand.lang).text)
     if cand.kind == "fact":
         value = re.sub(r"\s+(?:in|on|at|around|about|since|from|back in)$", "", cand.value, flags=re.I)
         if value != cand.value:

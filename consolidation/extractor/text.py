@@ -57,6 +57,23 @@ def with_next_sentence(text: str, sentence: Span) -> str:
     return text[sentence.start:sentence.end] + " " + (text[after.start:after.end] if after else "")
 
 
+# A turn this short is one utterance: a standing wish's cue may sit anywhere in it ("以后回我别老是您您您的
+# 看的累 直接说就行", where the value is two sentences after the cue; blind 15).
+SHORT_TURN = 100
+
+
+def around_sentence(text: str, sentence: Span) -> str:
+    """The text a cue for the value in ``sentence`` may sit in: the whole of a short turn (at most
+    :data:`SHORT_TURN` characters), else the sentences before, at and after ``sentence`` ("Bullet points
+    work best for me, … And skip the pleasantries": blind 15). Input: a turn and one of its sentence
+    spans. Output: str. Never raises."""
+    if len(text) <= SHORT_TURN:
+        return text
+    spans = sentences(text)
+    before = next((x for x in reversed(spans) if x.end <= sentence.start), None)
+    return (text[before.start:before.end] + " " if before else "") + with_next_sentence(text, sentence)
+
+
 def sub_clauses(text: str, span: Span) -> list[Span]:
     """Split one sentence ``span`` of ``text`` at commas / colons / clause conjunctions."""
     out, pos = [], span.start

@@ -18,7 +18,7 @@ from ..extraction_en import _EN_EMOTION, _EN_HYPO, _EN_STYLE_CUE, _EN_TEMP
 from ..extraction_zh import _ZH_EMOTION, _ZH_HYPO, _ZH_PLAN, _ZH_PREF_MARK, _ZH_QWORD, _ZH_QWORD_WEAK, _ZH_TEMP
 from .context import _ADDRESSEE_LABELS, ANSWER_STYLE as _ANSWER_STYLE, addressee
 from .text import (
-    FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, gazetteers, is_cjk, sub_clauses,
+    FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, around_sentence, gazetteers, is_cjk, sub_clauses,
     with_next_sentence,
 )
 
@@ -79,11 +79,15 @@ _NEG_FACT = re.compile(r"没有?(?:考|拿|通过|搬|结婚|买)|没能|未能|
 # makes you happy") is not an instruction to the assistant.
 _STANDING_EN = re.compile(r"\b(?:always|never|from now on|going forward|in future|in the future|by default|every time|each time"
                           r"|next time|keep doing|please|pls|i prefer|i'?d prefer|i like|i'?d like|i'?d rather|i want|i need"
-                          r"|works? best|for me|with me|to me|me)\b", re.I)
+                          r"|works? best|for me|with me|to me|me|keep it|keep them|that goes for|goes for (?:any|all|every)\w*)\b", re.I)
 _ZH_ANSWER = re.compile(r"回答|回复|答复|回我|答我|给我|跟我|对我|帮我|你|写|讲|解释|列|总结|格式|说话|用|发我|报告|文档|邮件|代码")
 # Preferences addressed to the assistant ("你都用LaTeX写"): "you" is the listener they direct.
 _DIRECTED = _ANSWER_STYLE | {"preference/tool"}
-_STANDING_REQUEST = re.compile(r"以后|今后|往后|从今往后|默认|一律|每次|\b(?:always|from now on|going forward|in future|in the future|by default|every time"
+# A request whose object is a statement about the user: "Can you add to my LinkedIn summary that I
+# passed IOSH Managing Safely back in 2023?" asks for a task; what follows "that I" is said, not asked
+# (blind 15 a+b).
+_REQUEST_THAT = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b.*\b(?:that|saying|mention(?:ing)?|noting|note)\s+(?:i|i'?ve|i'?m|im|my|i was)\b", re.I)
+_STANDING_REQUEST = re.compile(r"以后|今后|往后|从今往后|默认|一律|每次|(?:回复|回答|答复|回[我俺])(?:能不能|可不可以|可以|能)|\b(?:always|from now on|going forward|in future|in the future|by default|every time"
                                r"|keep|whenever|when (?:it'?s|it is|there'?s))\b", re.I)
 # Everyday likes need a liking or habit cue: "Salmon is my favorite food" is, "the food was great" is not.
 _LIKES = {"preference/hobby", "preference/diet", "preference/drink"}
@@ -167,7 +171,7 @@ _INDUSTRY_CUE = re.compile(r"行业|领域|赛道|(?:在|做|干|搞|从事)[^�
                            r"|working in|company|firm|business|i'?m in|i am in|we'?re in|we are in|career in)\b", re.I)
 # An instruction or tone is about the assistant's output: it names that output and stands.
 _ANSWER_OBJECT = re.compile(
-    r"回答|回复|回[我俺咱]|答[我俺咱]|解释|写|格式|列表|表格|代码|例子|举例|引用|来源|邮件|报告|文档|总结|结论|语气|说话|用词|翻译|要点|篇幅|字数|英文|中文"
+    r"回答|回复|回[我俺咱]|答[我俺咱]|解释|写|格式|注明|写明|标明|列表|表格|代码|例子|举例|引用|来源|邮件|报告|文档|总结|结论|语气|说话|用词|翻译|要点|篇幅|字数|英文|中文"
     r"|答案|解析|讲|出题|题目|版本|文案|表|原理|步骤|术语|通俗|顺序|结构|数字|标题|列|话术|附上|推荐|标注|标出"
     r"|\b(?:spelling|word count|sign-?offs?|formulas?|vocabulary|simplif\w*|english|blunt|direct\w*|sugarcoat\w*|shortcuts?|terms?"
     r"|greetings?|units?|versions?|plain|test cases?|wording|quote|prices?|amounts?|currency|dates?|sentences?)\b"
@@ -176,7 +180,8 @@ _ANSWER_OBJECT = re.compile(
     r"|slides?|decks?|outlines?|translations?|preamble|caveats?|disclaimers?|details?|steps?|numbers?|figures?|headings?)\b", re.I)
 # Output words that count only with a wish word in the value's own clause (:func:`_wish_clause`):
 # "以后给示例默认用Go就行", "keep field names in English" (blind 12).
-_CLAUSE_OBJECT = re.compile(r"文件|导出|示例|客套|废话|寒暄|\b(?:files?|exports?|markups?|field names?|spreadsheets?|memos?)\b", re.I)
+_CLAUSE_OBJECT = re.compile(r"文件|导出|示例|客套|废话|寒暄|\b(?:files?|exports?|markups?|field names?|spreadsheets?|memos?"
+                            r"|pleasantries|niceties|small talk|fluff|filler|preambles?|disclaimers?|caveats?)\b", re.I)
 # A standing wish addressed to the user's own exchanges names no output word but is one all the
 # same: "以后给我的文件都导出成docx", "以后跟我唠嗑别整那些客套话", "that goes for any bid summary you
 # give me" (blind 12). The standing word and the "me" (the answers given to the user) must both be there.
@@ -281,9 +286,12 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return event
     if label == "profile/seniority" and not (_WORK_CONTEXT.search(sent) and not _AGE.search(text[end:end + 12])):
         return "shape"  # "thirty years old", "my youngest is almost 10 years old" are ages
+    # The wish word is the value's own; what it is about may sit in the turn's sentence before or after
+    # it ("以后回我别老是您您您的 看的累 直接说就行": blind 15).
+    window = around_sentence(text, sentence)
     if label in ("preference/instruction", "preference/tone") and not (
-            (_STRICT_INSTRUCTION.search(sent) and _ANSWER_OBJECT.search(sent))
-            or (_wish_clause(text, sentence, start) and (_CLAUSE_OBJECT.search(sent) or _STANDING_TO_ME.search(sent)))):
+            (_STRICT_INSTRUCTION.search(sent) and _ANSWER_OBJECT.search(window))
+            or (_wish_clause(text, sentence, start) and (_CLAUSE_OBJECT.search(window) or _STANDING_TO_ME.search(window)))):
         return "no_answer_cue"
     return None
 
@@ -352,8 +360,8 @@ def value_veto(text: str, sentence: Span, start: int, end: int, label: str) -> s
         return "plan" if _PLAN_VALUE.match(value) else "third_party"  # "表姐很爱烘焙", "要去冲杯咖啡喝"
     if label in _ANSWER_STYLE:
         # The cue may be in the next sentence: "Dollar figures rounded to whole thousands with a K.
-        # That goes for any bid summary you give me." (blind 12).
-        window = with_next_sentence(text, sentence)
+        # That goes for any bid summary you give me." (blind 12), or the one before (blind 15).
+        window = around_sentence(text, sentence)
         if not (_STANDING_EN.search(window) or _EN_STYLE_CUE.search(window) or _ZH_PREF_MARK.search(window)
                 or _ZH_ANSWER.search(window)):
             return "no_answer_cue"
@@ -480,7 +488,8 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
     value = text[start:end]
     asks = _ZH_QWORD.search(clause) or _EN_QUESTION.search(clause) or ("你" in clause and _ZH_QWORD_WEAK.search(clause))
     # "你以后答我可唔可以用繁体字？", "could you always reply in English?": a standing request, not a question.
-    if asks and not (label in _DIRECTED and _STANDING_REQUEST.search(clause)):
+    if asks and not (label in _DIRECTED and _STANDING_REQUEST.search(clause)) and not (
+            kind != "preference" and _REQUEST_THAT.search(text[sub.start:start])):
         return "question"
     if _ZH_HYPO.search(sent[: start - sentence.start + 1]) or _EN_HYPO.search(sent) or re.search(
             r"\b(?:pretend|role-?play|let'?s say|say i(?:'m| am))\b|扮演|假装", sent, re.I):
