@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .text import FIRST_PERSON, Span, around_sentence, is_cjk
+from .text import FIRST_PERSON, Span, around_sentence, is_cjk, sub_clauses
 
 # The answer-style keys: preferences about the assistant's output.
 ANSWER_STYLE = {"preference/instruction", "preference/format", "preference/tone", "preference/answer_length",
@@ -115,3 +115,53 @@ def addressee(text: str, sentence: Span, start: int, end: int) -> bool:
             return bool(_ZH_TASK_AFTER.search(after)) and not _ZH_WORK_FOR.search(after)
         return True
     return False
+
+
+# The words of a standing instruction or tone (moved from vetoes.py, stop 29).
+_STRICT_INSTRUCTION = re.compile(
+    r"以后|今后|往后|默认|一律|每次|总是|都(?:要|用|给|按|别|不要)|别|不要|不用|请|记得|麻烦|给我|回我|答我|跟我说|对我|回复|回答|答复|说话|语气|口气"
+    r"|直接|就行|就够|就好|就可以|少[扯说讲整来写]|莫|唔好|唔使|你(?:讲|说|写|出|给|列|做|翻)|出题|[讲说写][^，。,]{0,3}点"
+    r"|\b(?:whenever|when you|for (?:any|all|every)|can be|be (?:blunt|direct|brief|concise|straight)|stop (?:using|adding|giving|writing)"
+    r"|make (?:your|the) (?:answers?|replies|responses)|(?:you|u) keep|no need|don'?t (?:throw|give|explain|simplify|overexplain|be \w+ing)|stick|just)\b"
+    r"|\b(?:always|never|from now on|going forward|in future|by default|every time|next time|keep doing|please|pls|kindly"
+    r"|give me|send me|show me|tell me|reply|respond|answer|write|explain|format|summari[sz]e|skip|avoid|don'?t (?:use|add|write|include)"
+    r"|no (?:need|fluff|emojis?|jargon)|i prefer|i'?d prefer|i'?d rather|i like (?:it|answers|replies)|works? best for me)\b", re.I)
+# An instruction or tone is about the assistant's output: it names that output and stands.
+_ANSWER_OBJECT = re.compile(
+    r"回答|回复|回[我俺咱]|答[我俺咱]|解释|写|格式|注明|写明|标明|列表|表格|代码|例子|举例|引用|来源|邮件|报告|文档|总结|结论|语气|说话|用词|翻译|要点|篇幅|字数|英文|中文"
+    r"|答案|解析|讲|出题|题目|版本|文案|表|原理|步骤|术语|通俗|顺序|结构|数字|标题|列|话术|附上|推荐|标注|标出"
+    r"|\b(?:spelling|word count|sign-?offs?|formulas?|vocabulary|simplif\w*|english|blunt|direct\w*|sugarcoat\w*|shortcuts?|terms?"
+    r"|greetings?|units?|versions?|plain|test cases?|wording|quote|prices?|amounts?|currency|dates?|sentences?)\b"
+    r"|\b(?:repl(?:y|ies)|answers?|respon(?:d|ses?)|write|writing|explain|explanations?|summar\w*|format\w*|lists?|tables?|bullets?"
+    r"|code|examples?|sources?|cite|citations?|links?|emails?|drafts?|reports?|docs?|documents?|emojis?|jargon|tone|language|words?"
+    r"|slides?|decks?|outlines?|translations?|preamble|caveats?|disclaimers?|details?|steps?|numbers?|figures?|headings?)\b", re.I)
+# Output words that count only with a wish word in the value's own clause (:func:`_wish_clause`):
+# "以后给示例默认用Go就行", "keep field names in English" (blind 12).
+_CLAUSE_OBJECT = re.compile(r"文件|导出|示例|客套|废话|寒暄|\b(?:files?|exports?|markups?|field names?|spreadsheets?|memos?"
+                            r"|pleasantries|niceties|small talk|fluff|filler|preambles?|disclaimers?|caveats?)\b", re.I)
+# A standing wish addressed to the user's own exchanges names no output word but is one all the
+# same: "以后给我的文件都导出成docx", "以后跟我唠嗑别整那些客套话", "that goes for any bid summary you
+# give me" (blind 12). The standing word and the "me" (the answers given to the user) must both be there.
+_STANDING_TO_ME = re.compile(r"(?:以后|今后|往后|从今往后|默认|一律|每次|下次)[^。！？!?]{0,12}(?:[给跟对回答帮][我俺咱]|[我俺]的)"
+                             r"|\b(?:from now on|going forward|in future|by default|every time|next time|that goes for|for (?:any|every|all))\b"
+                             r"[^.!?]{0,40}\b(?:(?:give|send|show|tell|write|reply|answer|explain)\w*\s+me|for me|to me|with me)\b", re.I)
+
+
+def _wish_clause(text: str, sentence: Span, start: int) -> bool:
+    """True when the value's own clause carries a wish word (:data:`_STRICT_INSTRUCTION`):
+    "导出成docx" in "以后给我的文件都导出成docx", not "行里电脑打开PDF还得走审批" beside it (blind 12)."""
+    clause = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
+    return bool(_STRICT_INSTRUCTION.search(text[clause.start:clause.end]))
+
+
+def instruction_stands(text: str, sentence: Span, start: int) -> bool:
+    """True when an instruction or tone value at ``start`` (in ``sentence`` of ``text``) is a standing
+    wish about the assistant's output: a wish word in its sentence and an output word in its window, or
+    a wish word in its own clause and a clause-level output word or a standing "to me" in its window.
+    The window is :func:`text.around_sentence`: the wish word is the value's own; what it is about may
+    sit in the sentence before or after it ("以后回我别老是您您您的 看的累 直接说就行": blind 15).
+    Input: the turn, a sentence span, the value's start offset. Output: bool. Rule source: blind 12, 15."""
+    sent = text[sentence.start:sentence.end]
+    window = around_sentence(text, sentence)
+    return bool((_STRICT_INSTRUCTION.search(sent) and _ANSWER_OBJECT.search(window))
+                or (_wish_clause(text, sentence, start) and (_CLAUSE_OBJECT.search(window) or _STANDING_TO_ME.search(window))))

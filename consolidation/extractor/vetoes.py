@@ -16,7 +16,7 @@ from profiles.taxonomy import REGISTRY
 from ..extraction_common import detect_injection
 from ..extraction_en import _EN_EMOTION, _EN_HYPO, _EN_STYLE_CUE, _EN_TEMP
 from ..extraction_zh import _ZH_EMOTION, _ZH_HYPO, _ZH_PLAN, _ZH_PREF_MARK, _ZH_QWORD, _ZH_QWORD_WEAK, _ZH_TEMP
-from .context import _ADDRESSEE_LABELS, ANSWER_STYLE as _ANSWER_STYLE, addressee
+from .context import _ADDRESSEE_LABELS, ANSWER_STYLE as _ANSWER_STYLE, addressee, instruction_stands
 from .text import (
     FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, around_sentence, gazetteers, is_cjk, sub_clauses,
     with_next_sentence,
@@ -144,14 +144,6 @@ _SHAPE = {
 _SKILL_CUE = re.compile(r"会|熟悉|熟练|精通|掌握|擅长|懂|技术栈|证|执照|资格|持有?|用|\blicen[cs]\w*|\bcertificat\w*|\bwork(?:s|ing)?\s+(?:\w+ly\s+)?(?:in|with)\b|\b(?:know|knows|proficient|fluent|skilled|expert|experienced|experience"
                         r"|good at|good with|certified|background in|trained in|specialis[ez]|specializ|stack|use|using|write|writes|coding"
                         r"|code|program|develop|build)\b", re.I)
-_STRICT_INSTRUCTION = re.compile(
-    r"以后|今后|往后|默认|一律|每次|总是|都(?:要|用|给|按|别|不要)|别|不要|不用|请|记得|麻烦|给我|回我|答我|跟我说|对我|回复|回答|答复|说话|语气|口气"
-    r"|直接|就行|就够|就好|就可以|少[扯说讲整来写]|莫|唔好|唔使|你(?:讲|说|写|出|给|列|做|翻)|出题|[讲说写][^，。,]{0,3}点"
-    r"|\b(?:whenever|when you|for (?:any|all|every)|can be|be (?:blunt|direct|brief|concise|straight)|stop (?:using|adding|giving|writing)"
-    r"|make (?:your|the) (?:answers?|replies|responses)|(?:you|u) keep|no need|don'?t (?:throw|give|explain|simplify|overexplain|be \w+ing)|stick|just)\b"
-    r"|\b(?:always|never|from now on|going forward|in future|by default|every time|next time|keep doing|please|pls|kindly"
-    r"|give me|send me|show me|tell me|reply|respond|answer|write|explain|format|summari[sz]e|skip|avoid|don'?t (?:use|add|write|include)"
-    r"|no (?:need|fluff|emojis?|jargon)|i prefer|i'?d prefer|i'?d rather|i like (?:it|answers|replies)|works? best for me)\b", re.I)
 
 
 _ORG = re.compile(r"(?-i:[A-Z])|公司|集团|银行|医院|工厂|厂|店|所|院|局|中心|机构|学校|大学|工作室|平台|事务所|券商|基金|图书馆|博物馆|美术馆|站$"
@@ -169,25 +161,6 @@ _EDUCATION_CUE = re.compile(r"毕业|专业|就读|在读|读[了过的完]?(?:�
 _TOOL_CUE = re.compile(r"用|使用|软件|工具|\b(?:use|using|used|app|apps|software|tool|tools|platform|editor|ide|in|with)\b", re.I)
 _INDUSTRY_CUE = re.compile(r"行业|领域|赛道|(?:在|做|干|搞|从事)[^，。,]{1,10}|公司|企业|厂|一家|\b(?:at an?|for an?|with an?|industry|sector|field|space|work in|work for|works in"
                            r"|working in|company|firm|business|i'?m in|i am in|we'?re in|we are in|career in)\b", re.I)
-# An instruction or tone is about the assistant's output: it names that output and stands.
-_ANSWER_OBJECT = re.compile(
-    r"回答|回复|回[我俺咱]|答[我俺咱]|解释|写|格式|注明|写明|标明|列表|表格|代码|例子|举例|引用|来源|邮件|报告|文档|总结|结论|语气|说话|用词|翻译|要点|篇幅|字数|英文|中文"
-    r"|答案|解析|讲|出题|题目|版本|文案|表|原理|步骤|术语|通俗|顺序|结构|数字|标题|列|话术|附上|推荐|标注|标出"
-    r"|\b(?:spelling|word count|sign-?offs?|formulas?|vocabulary|simplif\w*|english|blunt|direct\w*|sugarcoat\w*|shortcuts?|terms?"
-    r"|greetings?|units?|versions?|plain|test cases?|wording|quote|prices?|amounts?|currency|dates?|sentences?)\b"
-    r"|\b(?:repl(?:y|ies)|answers?|respon(?:d|ses?)|write|writing|explain|explanations?|summar\w*|format\w*|lists?|tables?|bullets?"
-    r"|code|examples?|sources?|cite|citations?|links?|emails?|drafts?|reports?|docs?|documents?|emojis?|jargon|tone|language|words?"
-    r"|slides?|decks?|outlines?|translations?|preamble|caveats?|disclaimers?|details?|steps?|numbers?|figures?|headings?)\b", re.I)
-# Output words that count only with a wish word in the value's own clause (:func:`_wish_clause`):
-# "以后给示例默认用Go就行", "keep field names in English" (blind 12).
-_CLAUSE_OBJECT = re.compile(r"文件|导出|示例|客套|废话|寒暄|\b(?:files?|exports?|markups?|field names?|spreadsheets?|memos?"
-                            r"|pleasantries|niceties|small talk|fluff|filler|preambles?|disclaimers?|caveats?)\b", re.I)
-# A standing wish addressed to the user's own exchanges names no output word but is one all the
-# same: "以后给我的文件都导出成docx", "以后跟我唠嗑别整那些客套话", "that goes for any bid summary you
-# give me" (blind 12). The standing word and the "me" (the answers given to the user) must both be there.
-_STANDING_TO_ME = re.compile(r"(?:以后|今后|往后|从今往后|默认|一律|每次|下次)[^。！？!?]{0,12}(?:[给跟对回答帮][我俺咱]|[我俺]的)"
-                             r"|\b(?:from now on|going forward|in future|by default|every time|next time|that goes for|for (?:any|every|all))\b"
-                             r"[^.!?]{0,40}\b(?:(?:give|send|show|tell|write|reply|answer|explain)\w*\s+me|for me|to me|with me)\b", re.I)
 
 
 _STREET_AFTER = re.compile(r"[东西南北中]?(?:路|道|街|大街|大道|巷|胡同|弄|小区)")
@@ -206,11 +179,7 @@ def _employer_frame_zh(text: str, sentence: Span, start: int, end: int) -> bool:
                 and _ZH_EMPLOYER_AFTER.match(text[end:end + 10]))
 
 
-def _wish_clause(text: str, sentence: Span, start: int) -> bool:
-    """True when the value's own clause carries a wish word (:data:`_STRICT_INSTRUCTION`):
-    "导出成docx" in "以后给我的文件都导出成docx", not "行里电脑打开PDF还得走审批" beside it (blind 12)."""
-    clause = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
-    return bool(_STRICT_INSTRUCTION.search(text[clause.start:clause.end]))
+
 
 
 # Someone else's role: "The producer gave me advice", "my manager is ..." (not "I'm the producer").
@@ -286,12 +255,7 @@ def _shape_veto(text: str, sentence: Span, start: int, end: int, label: str) -> 
         return event
     if label == "profile/seniority" and not (_WORK_CONTEXT.search(sent) and not _AGE.search(text[end:end + 12])):
         return "shape"  # "thirty years old", "my youngest is almost 10 years old" are ages
-    # The wish word is the value's own; what it is about may sit in the turn's sentence before or after
-    # it ("以后回我别老是您您您的 看的累 直接说就行": blind 15).
-    window = around_sentence(text, sentence)
-    if label in ("preference/instruction", "preference/tone") and not (
-            (_STRICT_INSTRUCTION.search(sent) and _ANSWER_OBJECT.search(window))
-            or (_wish_clause(text, sentence, start) and (_CLAUSE_OBJECT.search(window) or _STANDING_TO_ME.search(window)))):
+    if label in ("preference/instruction", "preference/tone") and not instruction_stands(text, sentence, start):
         return "no_answer_cue"
     return None
 
