@@ -287,6 +287,26 @@ _EN_FLAT_STREET = (
     r"(?<![A-Za-z0-9_\-])(?:Flat|Studio|Apartment|Unit)[ \t]+\d{1,4}[A-Za-z]?,?[ \t]+" + _EN_NAMES + _EN_SUFFIX
 )
 
+# Any form, when the user says it is their address: "New address is Flat 1204, Tower B, Sunrise Heights,
+# Kalyan Shil Road, Dombivli East 421204" (blind 15: Indian tower-and-society addresses fit no street
+# shape). The value runs to the end of the sentence and must hold a digit; an e-mail, IP, MAC or web
+# address is another thing.
+_EN_ADDRESS_SAID = (
+    r"(?i:(?<!e-mail )(?<!email )(?<!\bip )(?<!\bmac )(?<!\bweb )(?<!\bmy ip )"
+    r"\b(?:(?:new|home|current|postal|mailing|residential|delivery|my)[ \t]+)?address[ \t]*(?:is|:|-|–)[ \t]*)"
+    r"(?=[^\n]{0,30}\d)[^\n]{8,160}?(?=\.[ \t]|\.?$|\n|[ \t]+(?:pls|please|thanks|can you|could you)\b)"
+)
+
+
+def _address_value(text: str, start: int, end: int) -> Optional[tuple[int, int]]:
+    """The value of an "address is …" match, without its keyword (None when nothing is left)."""
+    m = re.match(r"(?i)[^\n]*?address[ \t]*(?:is|:|-|–)[ \t]*", text[start:end])
+    start = start + (m.end() if m else 0)
+    while end > start and text[end - 1] in " ,;.":
+        end -= 1
+    return (start, end) if end - start >= 8 else None
+
+
 # Continental European form, name first and number after: "Feldstrasse 42",
 # "Kiannonkatu 98", "Rue de Tanger 29", "ul. Zamkowa 33", "Via Roma 5".
 _EU_STREET = (
@@ -384,6 +404,12 @@ _CRED_FORMATS = re.compile(
     r"|eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"  # JWTs
     r")(?![A-Za-z0-9_\-])"
 )
+# A one-time code said a few words after "code": "the portal just sent me a code to link my account,
+# it's 482913" (blind 15). Only 4-8 digits right after "it's / is / :", and never a zip, area, postal,
+# country, error or status code.
+_CODE_SAID = re.compile(
+    r"(?i)(?<!zip )(?<!area )(?<!postal )(?<!post )(?<!country )(?<!error )(?<!status )(?<!dial )(?<!tax )(?<!product )"
+    r"\b(?:code|otp|pin)\b[^\d\n.?!]{0,40}?\b(?:it'?s|it is|is|was|:)[ \t]*(?P<value>\d{4,8})(?![\d,.]\d)\b")
 _CRED_TRAILING = ".,;:)]}>'\"，。；：）"
 _CRED_SYMBOLS = set("!#$%&*+-/<=>?@^_~|")
 # A match inside a URL ("…/image.jpg?token=eyJ…") is a signed link someone shared,
@@ -444,6 +470,8 @@ class _CredentialRecognizer(EntityRecognizer):
                 end -= 1
             if _secret_like(text[start:end], 4 if m.group("short") else 8):
                 spans[(start, end)] = 0.85
+        for m in _CODE_SAID.finditer(text):
+            spans.setdefault(m.span("value"), 0.85)
         for m in _CRED_FORMATS.finditer(text):
             if not _inside_url(text, m.start()):
                 spans[m.span()] = 0.9
@@ -522,5 +550,12 @@ def _contact_recognizers() -> list[EntityRecognizer]:
             ["address", "live at", "lives at", "ship to", "mail to"],
             adjust=_street_not_a_count,
             flags=_FLAGS_CASED,
+        ),
+        _Recognizer(
+            "EN_STREET_ADDRESS",
+            [Pattern("en_address_said", _EN_ADDRESS_SAID, 0.6)],
+            adjust=_address_value,
+            flags=_FLAGS_CASED,
+            name="bizmemory_en_address_said",
         ),
     ]

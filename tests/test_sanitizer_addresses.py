@@ -85,3 +85,23 @@ def test_it_finds_english_street_addresses(text, value):
 @pytest.mark.parametrize("text", ["It is a 10 min drive", "we ship 3 Ways to pay", "Chapter 3 covers the road map"])
 def test_it_ignores_english_non_addresses(text):
     assert "EN_STREET_ADDRESS" not in types(text)
+
+
+# An address the user says is theirs, in a shape no street pattern knows (blind 15: an Indian
+# tower-and-society address). The value is what follows "address is"; e-mail and IP addresses are not it.
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("New address is Flat 1204, Tower B, Sunrise Heights, Kalyan Shil Road, Dombivli East 421204. Pls draft the mail.",
+         "Flat 1204, Tower B, Sunrise Heights, Kalyan Shil Road, Dombivli East 421204"),
+        ("my home address: Plot 17, Sector 21, Kharghar, Navi Mumbai 410210", "Plot 17, Sector 21, Kharghar, Navi Mumbai 410210"),
+    ],
+)
+def test_it_finds_an_address_the_user_says_is_theirs(text, value):
+    assert ("EN_STREET_ADDRESS", value) in found(text)
+
+
+@pytest.mark.parametrize("text", ["My email address is: see below 2 lines", "what's the IP address: 10.0.0.1 or so",
+                                  "Address is the first field of the form, then 2 more"])
+def test_an_address_word_without_an_address_is_no_hit(text):
+    assert "EN_STREET_ADDRESS" not in types(text)

@@ -92,3 +92,15 @@ def test_it_masks_credentials_completely_even_when_long():
 )
 def test_it_does_not_take_talk_about_credentials_for_a_credential(text):
     assert analyze(text) == []
+
+
+# A one-time code said a few words after "code" (blind 15); zip, error and status codes are not secrets.
+def test_a_code_said_a_few_words_later_is_a_credential():
+    text = "Sorry, the e-services portal just sent me a code to link my account, it's 482913, can you enter it for me?"
+    assert ("CREDENTIAL", "482913") in found(text)
+
+
+@pytest.mark.parametrize("text", ["The zip code is 10001.", "The error code is 4012, what does it mean?", "Status code: 404",
+                                  "the code review took 2 hours", "our area code is 0207"])
+def test_other_codes_with_numbers_are_not_credentials(text):
+    assert not [h for h in analyze(text) if h.entity_type == "CREDENTIAL"]
