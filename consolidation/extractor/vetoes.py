@@ -66,7 +66,7 @@ _ZH_OFFER = re.compile(r"要去|一起去|咱们去|我们去|去冲|想要|好�
 _EN_REPORTED = re.compile(r"\b(?:i heard|heard that|apparently|they say|people say|rumou?r|according to|he said|she said|they said|was told)\b", re.I)
 _ZH_REPORTED = re.compile(r"听说|据说|听人说|他说|她说|他们说|传言|网上说|据报道|据悉")
 _THIRD_EN = re.compile(r"\b(?:he|she|they|his|her|their|him|it|its)\b|\bmy\s+(?:wife|husband|partner|boss|manager|colleague|coworker|co-worker|friend|sister|brother|mom|mum|dad|mother|father|son|daughter|kid|kids|team ?mate|client|cousin|uncle|aunt|neighbou?r|girlfriend|boyfriend|roommate|flatmate|lead|teacher|doctor)\b|\bthe\s+(?:film|movie|actor|actress|director|singer|band|author|ceo|founder|company|team|player|show|series|book|album)\b", re.I)
-_THIRD_ZH = re.compile(r"(?<![其])他|她|它|他们|她们|我(?:的)?(?:同事|老板|领导|上司|老婆|老公|妻子|丈夫|爱人|对象|女朋友|男朋友|朋友|爸|妈|父亲|母亲|哥|姐|弟|妹|儿子|女儿|孩子|客户|经理|主管|闺蜜|室友|邻居|表哥|表姐|老师)|该片|这部|那部|这位|那位|这个(?:演员|导演|歌手)|主角|导演|演员|歌手|作者")
+_THIRD_ZH = re.compile(r"(?<![其])他|她|它|他们|她们|我(?:的)?(?:同事|老板|领导|上司|老婆|老公|妻子|丈夫|爱人|对象|女朋友|男朋友|朋友|爸|妈|父亲|母亲|哥|姐|弟|妹|儿子|女儿|孩子|客户|经理|主管|闺蜜|室友|邻居|表哥|表姐|老师|师父|师傅|徒弟|师兄|师姐|师妹|师弟|学长|学姐|组长|下属|助理)|该片|这部|那部|这位|那位|这个(?:演员|导演|歌手)|主角|导演|演员|歌手|作者")
 _THIRD_TITLE = re.compile(r"(?:我们|咱们|我的)?(?:组长|领导|老板|经理|主管|总监|老大|同事|同学|师傅|客户|上司)(?=[^，。,]{0,3}(?:休|说|要|让|是|在|去|刚|已经|觉得|很|也))"
                           r"|(?:my|our)\s+(?:boss|manager|colleague|coworker|lead|client|wife|husband|partner)\b", re.I)
 _THIRD_PRONOUN = re.compile(r"\b(?:he|she|his|her|him|they|their)\b|他|她", re.I)
