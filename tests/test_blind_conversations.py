@@ -71,6 +71,7 @@ BLIND_SETS = [
     ("blind12_conversations.jsonl", 48, 0.72, 0.045, 0.95),
     ("blind13_conversations.jsonl", 48, 0.67, 0.05, 0.97),
     ("blind14_conversations.jsonl", 48, 0.70, 0.03, 0.97),
+    ("blind15_conversations.jsonl", 48, 0.75, 0.045, 0.95),
 ]
 
 
