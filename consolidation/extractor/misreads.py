@@ -136,7 +136,7 @@ _ZH_FORMERLY = re.compile(r"原(?:在|任|为|是|先|来)|之前|以前|曾经|
 
 def job_change_misread(text: str, sentence: Span, start: int, end: int) -> str | None:
     """``"shape"`` when a Chinese job-change span at ``text[start:end]`` has no change word in it
-    or in the six characters before it (within ``sentence``), ``"past"`` when its clause says it
+    or in the sixteen characters before it within its clause ("升了风控策略组的组长"), ``"past"`` when its clause says it
     was before ("原在…任生鲜主管"), else None. English spans are not
     judged. Input: the turn, the span's sentence and character offsets. Output: a veto code or None.
     Rule source: blind 15 a+b."""
@@ -146,7 +146,7 @@ def job_change_misread(text: str, sentence: Span, start: int, end: int) -> str |
     clause = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
     if _ZH_FORMERLY.search(text[clause.start:start]):
         return "past"  # "原在苏州门店任生鲜主管，去年7月调至南京总部": the title before the move (blind 15)
-    if _ZH_CHANGE_WORD.search(text[max(sentence.start, start - 6):end]):
+    if _ZH_CHANGE_WORD.search(text[max(clause.start, start - 16):end]):
         return None
     return "shape"
 
