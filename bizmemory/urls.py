@@ -5,10 +5,11 @@ from django.views.generic import RedirectView
 from consolidation.api import MessagesView, SessionEndView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from profiles.api import ContextView, MemoryGetView, MemoryItemsView, MemorySearchView, ToolsView
+from profiles.api import MemoryGetView, MemoryItemsView, MemorySearchView, ToolsView
 from profiles.views import my_memory
 
 from .api import ApiNotFound, ApiRoot, SingleQueryValues
+from .context_api import ContextView
 from .health_api import HealthView
 
 

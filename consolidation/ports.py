@@ -9,14 +9,11 @@ from __future__ import annotations
 from django.db.models import F, Max
 from django.utils import timezone
 
-from profiles.ports import SessionInfo, SessionWindow
+from profiles.ports import SessionInfo
 
 from .due import extraction_wake
-from .extraction_common import detect_injection
 from .models import JournalEntry, JournalStatus, Message, MessageRole, Session
 from .session_index import session_chunks_delete
-
-CONVERSATION_ROLES = (MessageRole.USER, MessageRole.ASSISTANT)
 
 
 class ConversationPort:
@@ -58,27 +55,6 @@ class ConversationPort:
     def session_temporary(self, *, user_id: int, session_id: str) -> bool | None:
         """See :meth:`profiles.ports.ConversationPort.session_temporary`."""
         return Session.objects.filter(external_id=session_id, user_id=user_id).values_list("temporary", flat=True).first()
-
-    def session_window(self, *, user_id: int, session_id: str, recent_max: int, older_max: int) -> SessionWindow | None:
-        """See :meth:`profiles.ports.ConversationPort.session_window`."""
-        session = Session.objects.filter(external_id=session_id, user_id=user_id).only("id", "temporary").first()
-        if session is None:
-            return None
-        # Turns extraction marked as no source (cleared by the user, quarantined PII, an excluded
-        # expert's turns, a disabled expert's answers, a scheduled session's) never reach an agent
-        # again (issue 14).
-        turns = Message.objects.filter(session=session).exclude(memory_source=False)
-        recent = list(
-            turns.filter(role__in=CONVERSATION_ROLES).order_by("-id").values_list("id", "role", "content")[:recent_max]
-        )
-        older = []
-        if recent and len(recent) == recent_max:
-            older = list(
-                turns.filter(role=MessageRole.USER, id__lt=recent[-1][0])
-                .order_by("-id").values_list("id", "role", "content")[:older_max]
-            )
-        flagged = frozenset(mid for mid, role, content in recent + older if role == "user" and detect_injection(content))
-        return SessionWindow(temporary=session.temporary, recent=recent, older=older, flagged=flagged)
 
     def sessions_info(self, *, user_id: int, session_ids: list[int]) -> dict[int, SessionInfo]:
         """See :meth:`profiles.ports.ConversationPort.sessions_info`."""

@@ -6,11 +6,12 @@ entry agent or an expert); a key limited to some agents is refused for the other
 exactly like a platform user with no memory (``profiles.readers``): the reads do not tell which
 ids exist. One view per operation, GET only (other methods → 405),
 explicit input and output serializers; the OpenAPI schema is at ``/api/v1/schema/``.
+The context (``GET /api/v1/context``) needs the session's turns as well as memory: its view is
+composed in the top layer (``bizmemory.context_api``) on :class:`ReadView`.
 """
 
 from __future__ import annotations
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -24,18 +25,15 @@ from .permissions import ApiKeyRateThrottle, HasReadKey, require_agent_allowed
 from .search import memory_search
 from .ports import conversations
 from .readers import (
-    CONTEXT_REASONS,
     ITEMS_LIMIT_DEFAULT,
     ITEMS_LIMIT_MAX,
     READ_REASONS,
     cursor_decode,
     memory_get_answer,
     memory_items_answer,
-    nobody_context,
     nobody_search,
     platform_user,
 )
-from .selectors import SessionNotFound, memory_context
 
 
 class ReadQuery(serializers.Serializer):
@@ -54,29 +52,11 @@ class ReadQuery(serializers.Serializer):
                                   "or false, default false; anything else (1, yes, True) is a 400 naming temporary.")
 
 
-def _reason_field(reasons: dict[str, str], *, lead: str) -> serializers.ChoiceField:
+def reason_field(reasons: dict[str, str], *, lead: str) -> serializers.ChoiceField:
     """The ``reason`` of a read's answer: an enum in the schema (``READ_REASONS`` /
     ``CONTEXT_REASONS`` of ``profiles.readers``, one vocabulary for HTTP and MCP), each word explained."""
     return serializers.ChoiceField(choices=list(reasons), help_text=lead + " " + "; ".join(
         f"{word}: {meaning}" for word, meaning in reasons.items()) + ".")
-
-
-class ContextQuery(ReadQuery):
-    budget = serializers.IntegerField(min_value=1, max_value=32000, required=False,
-                                      help_text="Token budget (tiktoken); default BIZMEMORY_CONTEXT_DEFAULT_TOKENS.")
-    query = serializers.CharField(max_length=2000, required=False, allow_blank=True,
-                                  help_text="The user's current question: facts are ranked by relevance to it.")
-
-
-class ContextOut(serializers.Serializer):
-    text = serializers.CharField()
-    tokens = serializers.IntegerField()
-    budget = serializers.IntegerField()
-    item_ids = serializers.ListField(child=serializers.IntegerField())
-    message_ids = serializers.ListField(child=serializers.IntegerField())
-    sections = serializers.DictField(child=serializers.IntegerField())
-    reason = _reason_field(CONTEXT_REASONS, lead="ok when text holds memory, else why it is empty (no_memory: no "
-                           "current item, pending confirmation or session turn).")
 
 
 class SearchQuery(ReadQuery):
@@ -104,8 +84,8 @@ class SearchHitOut(serializers.Serializer):
 
 class SearchOut(serializers.Serializer):
     scope = serializers.CharField()
-    reason = _reason_field(READ_REASONS, lead="ok whether or not anything matched (no hits over stored memory is "
-                           "ok with hits []); no_memory when nothing is stored in the scope.")
+    reason = reason_field(READ_REASONS, lead="ok whether or not anything matched (no hits over stored memory is "
+                          "ok with hits []); no_memory when nothing is stored in the scope.")
     time_cue = serializers.BooleanField()
     hits = SearchHitOut(many=True)
 
@@ -141,9 +121,9 @@ class MemoryItemOut(serializers.Serializer):
 
 
 class MemoryGetOut(serializers.Serializer):
-    reason = _reason_field(READ_REASONS, lead="ok for an item or a document with lines (a range past its end: ok, "
-                           "empty text); no_memory for an empty document, answered exactly as for an unknown user "
-                           "(version 0).")
+    reason = reason_field(READ_REASONS, lead="ok for an item or a document with lines (a range past its end: ok, "
+                          "empty text); no_memory for an empty document, answered exactly as for an unknown user "
+                          "(version 0).")
     text = serializers.CharField(allow_blank=True)
     from_line = serializers.IntegerField()
     to_line = serializers.IntegerField()
@@ -173,8 +153,8 @@ class MemoryItemsQuery(ReadQuery):
 
 
 class MemoryItemsOut(serializers.Serializer):
-    reason = _reason_field(READ_REASONS, lead="ok when the user has current items, even if none is on this page "
-                           "(a filter matching nothing); no_memory when the user has none at all.")
+    reason = reason_field(READ_REASONS, lead="ok when the user has current items, even if none is on this page "
+                          "(a filter matching nothing); no_memory when the user has none at all.")
     items = MemoryItemOut(many=True)
     next_cursor = serializers.CharField(allow_null=True, help_text="Pass as cursor for the next page; null at the end.")
 
@@ -194,7 +174,11 @@ class ToolsOut(serializers.Serializer):
     tools = ToolOut(many=True)
 
 
-class _ReadView(ApiView):
+class ReadView(ApiView):
+    """Base of the agent read views (here and ``bizmemory.context_api``): a read-scope key, its
+    rate limit, and :meth:`read_args`. A view that looks the ``session`` up itself sets
+    ``check_session`` False."""
+
     permission_classes = [HasReadKey]
     throttle_classes = [ApiKeyRateThrottle]
     query_serializer: type[ReadQuery] = ReadQuery
@@ -231,38 +215,7 @@ class _ReadView(ApiView):
 READ_ERRORS = {400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 429: ErrorOut}
 
 
-class ContextView(_ReadView):
-    """GET /api/v1/context — the memory text to inject into the agent's prompt.
-
-    Query: ``ContextQuery`` (``user``, ``agent``, optional ``query``, ``budget`` in
-    tiktoken tokens, ``session``, ``temporary``). Returns ``ContextOut``: ``text`` never
-    over ``budget``, with the items and session turns used, or empty with ``reason``
-    (``memory_off``, ``expert_off``, ``temporary_session``, ``no_memory``,
-    ``budget_too_small``). Errors: 400 / 403 / 404 naming the field (``session``); an unknown
-    user is a user with no memory (``no_memory``).
-    """
-
-    query_serializer = ContextQuery
-    check_session = False  # memory_context checks ownership and temporariness itself
-
-    @extend_schema(operation_id="context", parameters=[ContextQuery], responses={200: ContextOut, **READ_ERRORS})
-    def get(self, request):
-        data, user, temporary = self.read_args(request)
-        budget = data.get("budget") or settings.BIZMEMORY["CONTEXT_DEFAULT_TOKENS"]
-        try:
-            if user is None:
-                ctx = nobody_context(budget=budget, session_id=data.get("session"), temporary=temporary)
-            else:
-                ctx = memory_context(
-                    user=user, agent_slug=data["agent"], budget=budget, query=data.get("query") or "",
-                    session_id=data.get("session"), temporary=temporary,
-                )
-        except SessionNotFound as exc:
-            raise FieldNotFound("unknown session", field="session") from exc
-        return Response(ContextOut(ctx).data)
-
-
-class MemorySearchView(_ReadView):
+class MemorySearchView(ReadView):
     """GET /api/v1/memory/search — the ``memory_search`` tool: hybrid search of the user's memory.
 
     Query: ``SearchQuery``. Returns ``SearchOut`` (at most ``top_k`` hits, best first; session
@@ -287,7 +240,7 @@ class MemorySearchView(_ReadView):
                                    "hits": res.hits}).data)
 
 
-class MemoryGetView(_ReadView):
+class MemoryGetView(ReadView):
     """GET /api/v1/memory — the ``memory_get`` tool: MEMORY.md, a line range of it, or one item.
 
     Query: ``MemoryGetQuery`` (``item_id`` or ``from_line``/``to_line``, 1-based inclusive).
@@ -311,7 +264,7 @@ class MemoryGetView(_ReadView):
         return Response(MemoryGetOut(answer).data)
 
 
-class MemoryItemsView(_ReadView):
+class MemoryItemsView(ReadView):
     """GET /api/v1/memory/items — the user's current memory items, newest first, a page at a time.
 
     Query: ``MemoryItemsQuery`` (optional ``kind``, ``key``, ``cursor``, ``limit`` 1-100, default

@@ -3,11 +3,13 @@
 ``profiles`` (the memory store) sits below ``consolidation`` (the pipeline): it never imports
 it (issue 15, "dependencies run one way"). The few places where the store's services need
 conversation data — clear-all erasing the journal and the history, a user's delete reaching
-the journal, the context's recent turns of a session, the memory page's source sentences —
-go through the :class:`ConversationPort` defined here, which ``consolidation`` registers in
+the journal, the read views' check of a session, the memory page's source sentences — go
+through the :class:`ConversationPort` defined here, which ``consolidation`` registers in
 its ``AppConfig.ready()`` (``consolidation.ports``). With no port registered, the store's
 services refuse to run (:func:`conversations` raises ``ImproperlyConfigured``): there is no
-"not installed" build that silently skips erasure.
+"not installed" build that silently skips erasure. Reads that need conversations and memory
+together are composed in the top layer instead (the context of a session:
+``bizmemory.context.agent_context``).
 """
 
 from __future__ import annotations
@@ -17,19 +19,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from django.core.exceptions import ImproperlyConfigured
-
-
-@dataclass(frozen=True)
-class SessionWindow:
-    """One session's turns for the context: ``recent`` (newest first, user and assistant turns
-    only, at most the limit asked) and ``older`` (user turns before them, newest first, when
-    ``recent`` is full), each ``[(message id, role, content)]``; ``flagged`` the ids among them
-    that the injection detector flags (never quoted as the user's words)."""
-
-    temporary: bool
-    recent: list[tuple[int, str, str]]
-    older: list[tuple[int, str, str]]
-    flagged: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -54,10 +43,6 @@ class ConversationPort(Protocol):
         archived) carrying ``kind`` and ``value``, so no later consolidation brings the value
         back, and take the user's messages ``message_ids`` (the item's sources) out of session
         search. Returns the journal entries deleted."""
-
-    def session_window(self, *, user_id: int, session_id: str, recent_max: int, older_max: int) -> SessionWindow | None:
-        """The turns of the user's session ``session_id`` (platform id, unique per user only), None
-        when the user has none by that id (another user's id is as unknown as a made-up one)."""
 
     def session_temporary(self, *, user_id: int, session_id: str) -> bool | None:
         """Whether the user's session ``session_id`` (platform id) is temporary; None when the user

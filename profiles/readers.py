@@ -52,9 +52,9 @@ def nobody_access_reason(*, temporary: bool = False) -> str | None:
 
 
 def nobody_context(*, budget: int, session_id: str | None = None, temporary: bool = False) -> MemoryContext:
-    """:func:`profiles.selectors.memory_context` for nobody: empty with ``temporary_session`` or
-    ``no_memory``. Raises :class:`SessionNotFound` when a ``session_id`` is named (nobody has
-    sessions) and ``ValueError`` when ``budget`` < 1, as the selector does."""
+    """The context (``bizmemory.context.agent_context``) for nobody: empty with
+    ``temporary_session`` or ``no_memory``. Raises :class:`SessionNotFound` when a ``session_id``
+    is named (nobody has sessions) and ``ValueError`` when ``budget`` < 1, as it does for a user."""
     if budget < 1:
         raise ValueError("budget must be >= 1 token")
     if session_id:

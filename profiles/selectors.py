@@ -64,6 +64,21 @@ class SessionNotFound(LookupError):
     """The session id is unknown or belongs to another user."""
 
 
+@dataclass(frozen=True)
+class SessionWindow:
+    """One session's turns for the context, as the pipeline reads them
+    (``consolidation.selectors.session_window``): ``recent`` (newest first, user and assistant
+    turns only, at most ``RECENT_TURNS_MAX``) and ``older`` (user turns before them, newest first,
+    at most ``SUMMARY_SOURCE_MAX``, when ``recent`` is full), each ``[(message id, role,
+    content)]``; ``flagged`` the ids among them that the injection detector flags (never quoted as
+    the user's words); ``temporary`` the session's flag."""
+
+    temporary: bool
+    recent: list[tuple[int, str, str]]
+    older: list[tuple[int, str, str]]
+    flagged: frozenset[int] = frozenset()
+
+
 def _words_signature(words: list[str]) -> str:
     return hashlib.sha1("\x00".join(words).encode()).hexdigest()[:12]
 
@@ -253,7 +268,7 @@ def _take_turns(fill: "_Filler", heads: dict, recent: list, older: list, flagged
     """Fill the ``recent`` (the session's last turns, contiguous, newest kept first) and ``summary``
     (first sentence of each older user turn, injection-flagged turns left out) sections of
     ``fill``, then put both in time order. ``recent`` / ``older`` are ``[(id, role, content)]``,
-    newest first (``profiles.ports.SessionWindow``). Raw turns pass the masking floor
+    newest first (:class:`SessionWindow`). Raw turns pass the masking floor
     (``audit.floor.mask_floor``) before they are cut or summarised, whatever the detector says."""
     recent = [(mid, role, mask_floor(content)) for mid, role, content in recent]
     older = [(mid, role, mask_floor(content)) for mid, role, content in older]
@@ -302,7 +317,7 @@ def _assembled(fill: "_Filler", head: str, budget: int) -> MemoryContext:
 
 
 def memory_context(
-    *, user, agent_slug: str, budget: int, query: str = "", session_id: str | None = None,
+    *, user, agent_slug: str, budget: int, query: str = "", window: SessionWindow | None = None,
     temporary: bool = False, now: dt.datetime | None = None,
 ) -> MemoryContext:
     """Build the memory context for ``user`` as seen by agent ``agent_slug``.
@@ -310,10 +325,12 @@ def memory_context(
     Inputs: the user; the calling agent or expert slug; the token ``budget`` (≥ 1,
     tiktoken tokens, ``BIZMEMORY['TOKENIZER']``); an optional ``query`` (facts are then
     ranked by ``profiles.search`` relevance, else newest first); an optional
-    ``session_id`` (platform id of one of the user's sessions: its last turns — the
-    sliding window, newest kept first — plus an extractive rolling summary of its
+    ``window``, the turns of the user's current session as the pipeline reads them (the
+    memory store does not look sessions up: the top layer, ``bizmemory.context.agent_context``,
+    fetches the window and passes it): its last turns —
+    the sliding window, newest kept first — plus an extractive rolling summary of its
     older user turns, first sentence of each quoted as ``- user: …``, PII masked, turns the
-    injection detector flags left out); ``temporary``.
+    injection detector flags left out; ``temporary`` (a temporary ``window`` counts as one).
 
     Output: a :class:`MemoryContext` whose text opens with the one-line instruction to
     ignore irrelevant memory, then profile, preferences, facts, pending confirmations
@@ -323,18 +340,11 @@ def memory_context(
     a switched-off expert or a temporary session give empty text and the reason.
     A bounded number of queries (≈ 10) whatever the number of items.
 
-    Errors: :class:`SessionNotFound` when ``session_id`` is not one of the user's
-    sessions; ``ValueError`` when ``budget`` < 1.
+    Errors: ``ValueError`` when ``budget`` < 1.
     """
     if budget < 1:
         raise ValueError("budget must be >= 1 token")
-    window = None
-    if session_id:
-        window = conversations().session_window(
-            user_id=user.pk, session_id=session_id, recent_max=RECENT_TURNS_MAX, older_max=SUMMARY_SOURCE_MAX,
-        )
-        if window is None:
-            raise SessionNotFound(session_id)
+    if window is not None:
         temporary = temporary or window.temporary
     reason, current = _context_gate(user, agent_slug, temporary)
     if reason:
@@ -344,7 +354,7 @@ def memory_context(
         current = (built.lang, built.sections)
     pack_lang, pack = current
     # Conversation turns only: tool output and the platform's system / developer prompts are
-    # never quoted back; older turns the injection detector flags are left out (the port's rule).
+    # never quoted back; older turns the injection detector flags are left out (the window's rule).
     recent, older = (window.recent, window.older) if window is not None else ([], [])
     has_items = bool(pack["profile"]["ids"] or pack["preference"]["ids"] or pack["fact"]["ids"])
     if not has_items and not recent and not pack["pending"]["ids"]:

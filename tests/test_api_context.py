@@ -9,6 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from bizmemory.context import agent_context
 from bizmemory.tokens import count_tokens
 from profiles.models import MemoryItem, PlatformAPIKey
 from profiles.selectors import memory_context
@@ -70,7 +71,7 @@ def test_it_never_exceeds_the_budget(alice):
                                for _ in range(45)], start=NOW)
     for budget in (1, 5, 25, 26, 40, 77, 150, 600, 2000):
         for kwargs in ({}, {"query": "花生 coffee"}, {"session_id": "s1"}, {"session_id": "s1", "query": "跑步"}):
-            ctx = memory_context(user=alice, agent_slug="main", budget=budget, **kwargs)
+            ctx = agent_context(user=alice, agent_slug="main", budget=budget, **kwargs)
             assert ctx.tokens == count_tokens(ctx.text) <= budget, (budget, kwargs)
             assert ctx.text or ctx.reason == "budget_too_small"
 
@@ -107,6 +108,32 @@ def test_a_session_adds_recent_turns_and_a_summary_of_older_ones(client, api_key
     assert "后面还有很多细节" not in summary  # first sentences only
     assert "@example.com" not in text  # PII masked on the way out
     assert body["message_ids"] and body["tokens"] <= 900
+
+
+def test_the_top_layer_hands_the_session_window_to_the_memory_store(alice, bob):
+    """bizmemory.context.agent_context reads the session's turns from the pipeline and passes them
+    to profiles.selectors.memory_context, which quotes only the window it is given."""
+    from consolidation.selectors import session_window
+    from profiles.selectors import RECENT_TURNS_MAX, SUMMARY_SOURCE_MAX, SessionNotFound
+
+    _memory(alice)
+    _, stored = post_turns("alice", "s1", [("user", "我在学吉他。"), ("assistant", "好的。"), ("tool", "tool output")],
+                           start=NOW)
+    post_turns("alice", "tmp", [("user", "这是临时对话")], start=NOW, temporary=True)
+    sizes = {"recent_max": RECENT_TURNS_MAX, "older_max": SUMMARY_SOURCE_MAX}
+    window = session_window(user_id=alice.pk, session_id="s1", **sizes)
+    given = memory_context(user=alice, agent_slug="main", budget=800, window=window)
+    assert "user: 我在学吉他。" in given.text and "tool output" not in given.text
+    assert given.message_ids == [m.pk for m in stored[:2]]
+    assert agent_context(user=alice, agent_slug="main", budget=800, session_id="s1") == given
+    alone = memory_context(user=alice, agent_slug="main", budget=800)
+    assert "吉他" not in alone.text and alone.message_ids == [] and alone.reason == "ok"
+    temporary = session_window(user_id=alice.pk, session_id="tmp", **sizes)
+    assert memory_context(user=alice, agent_slug="main", budget=800, window=temporary).reason == "temporary_session"
+    assert session_window(user_id=bob.pk, session_id="s1", **sizes) is None  # session ids are per user
+    for user in (bob, None):
+        with pytest.raises(SessionNotFound):
+            agent_context(user=user, agent_slug="main", budget=800, session_id="s1")
 
 
 def test_switches_and_temporary_sessions_give_an_empty_context_with_the_reason(client, api_keys, alice):

@@ -8,7 +8,7 @@ module-level or inside a function alike. Function-level imports across apps exis
 1. ``audit`` — sanitizer, quarantine, audit log;
 2. ``profiles`` — the memory store and its reads;
 3. ``consolidation`` — the pipeline;
-4. the rest of ``bizmemory`` — settings, urls, checks, middleware (composition).
+4. the rest of ``bizmemory`` — settings, urls, checks, middleware, the context of a session (composition).
 """
 
 from __future__ import annotations

@@ -8,12 +8,12 @@ import datetime as dt
 
 import pytest
 
+from bizmemory.context import agent_context
 from consolidation.consolidate import consolidation_run
 from consolidation.extraction import extraction_run
 from consolidation.models import JournalEntry, Session
 from profiles.models import MemoryItem
 from profiles.search import memory_search
-from profiles.selectors import memory_context
 from profiles.services import memory_clear_all, memory_item_delete
 from tests.helpers import post_and_extract, post_turns
 
@@ -34,11 +34,11 @@ def _remembered(alice):
 
 def test_clear_with_history_kept_takes_the_turns_out_of_the_context_and_session_search(alice):
     _remembered(alice)
-    before = memory_context(user=alice, agent_slug="main", budget=800, session_id="s1")
+    before = agent_context(user=alice, agent_slug="main", budget=800, session_id="s1")
     assert "Reykjavik" in before.text and before.message_ids
     assert memory_search(user=alice, agent_slug="main", query="Reykjavik", scope="sessions").hits
     memory_clear_all(user=alice, include_history=False)
-    after = memory_context(user=alice, agent_slug="main", budget=800, session_id="s1")
+    after = agent_context(user=alice, agent_slug="main", budget=800, session_id="s1")
     assert "Reykjavik" not in after.text and after.message_ids == []
     assert memory_search(user=alice, agent_slug="main", query="Reykjavik", scope="sessions").hits == []
 

@@ -1,5 +1,5 @@
 """The walk of one message (issue 15): ingest → extraction → consolidation → context enters each
-app once, in the layers' order, and comes back up only where ``KNOWN_UPWARD`` says.
+app once, in the layers' order, and never comes back up.
 
 One user message is posted through the real ingest API (Django's test client), extracted and
 consolidated by the services the jobs call (in process, synchronously, as ``tests/test_api.py``
@@ -87,15 +87,6 @@ def _walked(step) -> tuple[Walk, object]:
     return walk, result
 
 
-# The one place the walk goes back up today: the context of a session quotes its recent turns,
-# which the memory store reads from the pipeline through the registry it defines
-# (profiles.ports.ConversationPort, filled by consolidation in ready()). Moving that composition to
-# the top layer (the context view asks consolidation for the window and hands it to
-# profiles.selectors.memory_context; the search and get views likewise for their session check)
-# removes it: then empty this set.
-KNOWN_UPWARD = {"profiles.selectors.memory_context → consolidation.ports.session_window"}
-
-
 @pytest.mark.django_db
 def test_one_message_enters_each_app_once_down_the_layers(api_keys):
     get_resolver().url_patterns  # import the URLconf first: importing it is not part of the walk
@@ -118,8 +109,11 @@ def test_one_message_enters_each_app_once_down_the_layers(api_keys):
     assert ingest.entered() == ["bizmemory", "consolidation", "profiles"]  # the sanitizer runs at extraction
     assert extraction.entered() == ["consolidation", "profiles", "audit"]
     assert consolidation.entered() == ["consolidation", "profiles", "audit"]
+    # The context of a session is composed in the top layer (bizmemory.context): it asks the
+    # pipeline for the session's turns, then hands them to the memory store's read.
+    assert context.entered() == ["bizmemory", "consolidation", "profiles", "audit"]
     assert {c[:2] for c in ingest.chains if len(c) > 1} >= {("bizmemory", "consolidation")}
-    assert {c[:2] for c in context.chains if len(c) > 1} >= {("bizmemory", "profiles")}
-    # … and no chain comes back up a layer, but for the one known crossing.
-    assert ingest.upward | extraction.upward | consolidation.upward == set()
-    assert context.upward == KNOWN_UPWARD
+    assert {c[:2] for c in context.chains if len(c) > 1} >= {("bizmemory", "consolidation"), ("bizmemory", "profiles")}
+    # … and no chain comes back up a layer.
+    assert ingest.upward == extraction.upward == consolidation.upward == set()
+    assert context.upward == set()
