@@ -83,7 +83,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DEV, OUT, PG_URL, REPO, descendants, emit, skipped, stop_process_group  # noqa: E402
+from common import DEV, OUT, PG_URL, REPO, descendants, emit, skipped  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 # The caller's settings that would make this another topology than the production defaults.
@@ -323,7 +323,9 @@ def pg_backends_cpu(conn, database: str, seen: dict[int, float]) -> None:
 
 
 class Cluster:
-    """``manage.py qcluster`` in its own process group; stopped (TERM, then KILL) on exit."""
+    """``manage.py qcluster`` in its own process group. :meth:`stop` sends TERM to the
+    ``qcluster`` process alone (it stops its own workers, pusher and monitor; a TERM to each of
+    them would have the guard replace them), waits up to 20 s, then KILLs the whole group."""
 
     live: "Cluster | None" = None
 
@@ -336,7 +338,17 @@ class Cluster:
         Cluster.live = self
 
     def stop(self) -> None:
-        stop_process_group(self.proc)
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # whatever outlived the leader
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
         Cluster.live = None
 
 
