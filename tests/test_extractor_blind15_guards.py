@@ -162,3 +162,17 @@ def test_each_event_takes_the_date_of_its_own_clause():
 def test_a_request_after_a_space_is_not_part_of_the_value():
     values = _values("还有 我上个月升了运营主管 带3个人 帮我写个周会议程", "profile")
     assert "运营主管" in values and not any("帮我" in v for v in values)
+
+
+@pytest.mark.parametrize("text,bad,kept", [
+    ("Haha thanks. It's not a huge deal, just a shift manager in my department.", "my department", None),
+    ("Wow, learning and gaming sounds like a fantastic combination for coding education!", "combination", None),
+    ("I work in the marketing department for an engineering firm.", "firm", "engineering firm"),
+    ("I work in the construction industry", "construction industry", "construction"),
+])
+def test_a_bare_generic_head_is_no_profile_value(text, bad, kept):
+    """MSC out-of-domain run (stop 29): generic heads stored as department, skill, industry or employer."""
+    values = _values(text, "profile")
+    assert bad not in values, values
+    if kept:
+        assert kept in values, values

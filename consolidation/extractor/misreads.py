@@ -104,6 +104,11 @@ _SIGNED_NAME_BEFORE = re.compile(r"(?:\bsignature|\bsign(?:ed)?\s+(?:it|off|this
                                  r"|署名|落款|签名)\s*(?:is|as)?\s*[:：,，\-–—]?\s*$", re.I)
 _TITLE_TAIL = re.compile(r"\b(?:officer|manager|director|engineer|lead|head|assistant|coordinator|analyst|consultant|specialist"
                          r"|executive|administrator|supervisor|pharmacist|nurse|teacher|developer|designer)s?$", re.I)
+# A bare generic head names nothing of the user's: "my department", "sector", "a fantastic combination"
+# (MSC out-of-domain run, stop 29). An employer said by its type ("a gold mine", "the studio") is kept.
+_GENERIC_HEAD = re.compile(r"^(?:(?:my|our|the|this|that|a|an|same|new|whole|entire)\s+)*(?:department|dept|team|group|unit"
+                           r"|division|section|sector|industry|field|space|area|company|firm|office|place|job|work|business"
+                           r"|organi[sz]ation|combination|skills?|role|position)$", re.I)
 _GENERIC_EMPLOYER = re.compile(r"^[\d年进来到入了的在这那家个我们本]*(?:公司|单位|厂|集团|企业|司)$")
 
 
@@ -120,6 +125,10 @@ def profile_misread(text: str, sentence: Span, start: int, end: int, name: str) 
         return "name"  # "end it with my signature: Ngozi Eze, Programmes Officer, …": the user's own name (blind 15)
     if name in ("city", "company") and _TITLE_TAIL.search(text[start:end].strip()):
         return "shape"  # "Programmes Officer" read as the city or employer of a signature line (blind 15)
+    if _GENERIC_HEAD.match(text[start:end].strip()):
+        return "shape"  # "just a shift manager in my department", "Financial sector" → "sector" (MSC, stop 29)
+    if name == "company" and re.search(r"(?i)\b(?:industry|sector)$|行业$|产业$", text[start:end].strip()):
+        return "shape"  # "I work in the construction industry": the industry, never the employer
     if name == "company" and _GENERIC_EMPLOYER.match(text[start:end].strip()):
         return "shape"  # "我2019年进的公司" tagged "年进的公司" (blind 15): no name
     return None
