@@ -189,15 +189,24 @@ def worker_check(*, timeout: float, max_age: float, now: float | None = None) ->
     return {"status": ERROR, "reason": NO_HEARTBEAT, "clusters": 0, "workers": 0, "max_age_seconds": max_age}
 
 
-def health_report(*, now: float | None = None) -> dict:
+# What gates the top-level status: every component ("all", for monitoring), or what a web process
+# needs to serve ("web": database and broker; a load balancer must not take every web server out of
+# rotation when the workers stop, since ingest only queues work).
+SCOPES = {"all": COMPONENTS, "web": ("database", "broker")}
+
+
+def health_report(*, now: float | None = None, scope: str = "all") -> dict:
     """Run the three checks at once, each bounded by ``BIZMEMORY_HEALTH_TIMEOUT_SECONDS``.
 
     Returns ``{"status": "ok" | "error", "failing": [component, …], "checks": {"database": …,
     "broker": …, "worker": …}}``; a component is ``{"status": "ok", …}`` or ``{"status": "error",
     "reason": "unavailable" | "timeout" | "busy" | "no_heartbeat", …}`` (see the module
-    docstring). The top-level status is ``ok`` only when every component is. Never raises for a
-    component's failure; errors are logged (``bizmemory.health``), never put in the report.
+    docstring). The top-level status is ``ok`` only when every component of ``scope`` is
+    (:data:`SCOPES`: ``"all"``, or ``"web"`` for database and broker; the worker is still checked and
+    reported). Raises ``KeyError`` for an unknown scope. Never raises for a component's failure;
+    errors are logged (``bizmemory.health``), never put in the report.
     """
+    gate = SCOPES[scope]
     cfg = settings.BIZMEMORY
     timeout, max_age = cfg["HEALTH_TIMEOUT_SECONDS"], cfg["HEALTH_WORKER_MAX_AGE_SECONDS"]
     checks: dict[str, Callable[[], dict]] = {
@@ -213,5 +222,5 @@ def health_report(*, now: float | None = None) -> dict:
         except _Busy:
             started[name] = (None, {})
     report = {name: _outcome(name, *started[name], deadline) for name in COMPONENTS}
-    failing = [name for name in COMPONENTS if report[name]["status"] != OK]
+    failing = [name for name in COMPONENTS if name in gate and report[name]["status"] != OK]
     return {"status": ERROR if failing else OK, "failing": failing, "checks": report}

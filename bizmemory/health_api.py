@@ -1,11 +1,11 @@
 """``GET /api/v1/health``: the deployment's health for load balancers (``bizmemory/health.py``)."""
 
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from .api import ApiView
-from .health import OK, health_report
+from .health import OK, SCOPES, health_report
 
 
 class ComponentOut(serializers.Serializer):
@@ -44,6 +44,12 @@ _EXAMPLE_DOWN = {
 }
 
 
+class HealthQuery(serializers.Serializer):
+    scope = serializers.ChoiceField(choices=sorted(SCOPES), default="all", required=False,
+                                    help_text="all: database, broker and worker gate the status (monitoring); web: database "
+                                              "and broker only, the worker still reported (a load balancer's probe)")
+
+
 class HealthView(ApiView):
     """Health for load balancers: no key, no rate limit, never cached.
 
@@ -58,6 +64,10 @@ class HealthView(ApiView):
 
     @extend_schema(
         operation_id="health", auth=[{}],  # [{}]: no key (an empty list is dropped)
+        parameters=[OpenApiParameter("scope", str, enum=sorted(SCOPES), required=False,
+                                     description="all (default): database, broker and worker gate the status; web: "
+                                                 "database and broker only, for a load balancer's probe (the worker is "
+                                                 "still reported, and ingest only queues work while workers are down)")],
         responses={200: HealthOut, 503: HealthOut},
         description="Database, broker and worker heartbeat, each checked within BIZMEMORY_HEALTH_TIMEOUT_SECONDS. "
                     "200 when all three are ok, 503 (same body) when any is not; `failing` names them.",
@@ -65,7 +75,9 @@ class HealthView(ApiView):
                                  status_codes=["503"])],
     )
     def get(self, request):
-        report = health_report()
+        query = HealthQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        report = health_report(scope=query.validated_data["scope"])
         response = Response(report, status=200 if report["status"] == OK else 503)
         response["Cache-Control"] = "no-store"
         return response

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db(transaction=True)  # the checks run in thread
 def test_it_answers_200_without_a_key_when_all_three_are_ok(client, redis_broker):
     heartbeat()
     resp = client.get("/api/v1/health")
-    assert resp.status_code == 200 and resp["Content-Type"] == "application/json"
+    assert resp.status_code == 200 and resp["Content-Type"] == "application/json", resp.content
     assert resp["Cache-Control"] == "no-store"
     body = resp.json()
     assert body["status"] == "ok" and body["failing"] == []
@@ -44,3 +44,19 @@ def test_it_is_listed_in_the_index_and_documented_in_the_schema(client):
     body = schema["components"]["schemas"][op["responses"]["503"]["content"]["application/json"]["schema"]["$ref"]
                                            .rsplit("/", 1)[1]]
     assert set(body["properties"]) == {"status", "failing", "checks"}
+
+
+def test_the_web_scope_serves_a_load_balancer_while_the_workers_are_down(client, redis_broker):
+    """?scope=web: database and broker gate the status; the stopped worker is still reported."""
+    resp = client.get("/api/v1/health?scope=web")
+    assert resp.status_code == 200
+    body = resp.json()
+    assert body["status"] == "ok" and body["failing"] == []
+    assert body["checks"]["worker"]["status"] == "error" and body["checks"]["worker"]["reason"] == "no_heartbeat"
+    assert client.get("/api/v1/health?scope=all").status_code == 503
+
+
+def test_an_unknown_scope_is_a_400_naming_it(client):
+    resp = client.get("/api/v1/health?scope=everything")
+    assert resp.status_code == 400
+    assert "scope" in resp.content.decode()
