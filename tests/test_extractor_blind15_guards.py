@@ -58,7 +58,7 @@ def test_a_chinese_job_change_names_its_change():
     text = "我上个月升执行制片了，通告单之后交给新来的助理弄。"
     assert job_change_misread(text, *_where(text, "通告单")) == "shape"
     for kept, value in (("我月初调去配载组了", "配载组"), ("去年跳槽到了字节", "字节"), ("调咗去番禺做店长啦", "店长"),
-                        ("上周正式升了风控策略组的组长，现在手下带4个人", "组长")):
+                        ("上周正式升了风控策略组的组长，现在手下带4个人", "组长"), ("上礼拜俺升了，现在是造价部主管", "造价部主管")):
         assert job_change_misread(kept, *_where(kept, value)) is None
     assert job_change_misread("I moved to the fraud team", *_where("I moved to the fraud team", "fraud team")) is None
 

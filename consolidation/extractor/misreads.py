@@ -157,5 +157,7 @@ def job_change_misread(text: str, sentence: Span, start: int, end: int) -> str |
         return "past"  # "原在苏州门店任生鲜主管，去年7月调至南京总部": the title before the move (blind 15)
     if _ZH_CHANGE_WORD.search(text[max(clause.start, start - 16):end]):
         return None
+    if re.search(r"现在|目前|如今|眼下", text[clause.start:start]) and _ZH_CHANGE_WORD.search(text[sentence.start:clause.start]):
+        return None  # "上礼拜俺升了，现在是造价部主管": the change said, then what it is now (blind 14)
     return "shape"
 
