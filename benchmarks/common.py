@@ -286,3 +286,15 @@ def stop_process_group(proc: subprocess.Popen | None, timeout: float = 20) -> No
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def turns_of(messages: list[dict]) -> list[list[dict]]:
+    """A session's messages as a platform posts them: each user message with the replies after it
+    (a leading reply opens a turn of its own). Input: the eval format's ``messages``. Output: a list of
+    turns, each a list of those message dicts in order."""
+    out: list[list[dict]] = []
+    for m in messages:
+        if m["role"] == "user" or not out:
+            out.append([])
+        out[-1].append(m)
+    return out

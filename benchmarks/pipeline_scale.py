@@ -83,7 +83,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DEV, OUT, PG_URL, REPO, descendants, emit, skipped  # noqa: E402
+from common import DEV, OUT, PG_URL, REPO, descendants, emit, skipped, turns_of  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 # The caller's settings that would make this another topology than the production defaults.
@@ -184,16 +184,6 @@ def base_env(*, cluster: str, redis_url: str, overrides: dict[str, str]) -> dict
     return env
 
 
-def _turns(messages: list[dict]) -> list[list[dict]]:
-    """A session's messages as posted: each user message with the replies after it."""
-    out: list[list[dict]] = []
-    for m in messages:
-        if m["role"] == "user" or not out:
-            out.append([])
-        out[-1].append(m)
-    return out
-
-
 def backlog_ingest(convs: list[dict], users: int) -> int:
     """Post the dev conversations for ``users`` fresh users through the ingest services (fast-path
     tasks queued, no worker running); returns the messages stored."""
@@ -214,7 +204,7 @@ def backlog_ingest(convs: list[dict], users: int) -> int:
             )
         for s in conv["sessions"]:
             session = None
-            for turn in _turns(s["messages"]):
+            for turn in turns_of(s["messages"]):
                 session, rows = messages_ingest(
                     user_id=uid, session_id=s["session_id"], agent=conv.get("agent_id") or "main",
                     session_kind=s.get("kind", "chat"), temporary=bool(s.get("temporary", False)),

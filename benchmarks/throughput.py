@@ -32,19 +32,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import DEV, emit, skipped, sqlite_fresh  # noqa: E402
+from common import DEV, emit, skipped, sqlite_fresh, turns_of  # noqa: E402
 
 T0 = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
-
-
-def _turns(messages: list[dict]) -> list[list[dict]]:
-    """Split a session's messages into turns: a user message and everything up to the next one."""
-    out: list[list[dict]] = []
-    for m in messages:
-        if m["role"] == "user" or not out:
-            out.append([])
-        out[-1].append(m)
-    return out
 
 
 def _run(convs: list[dict], tag: str, *, extract: bool) -> tuple[int, float, float]:
@@ -58,7 +48,7 @@ def _run(convs: list[dict], tag: str, *, extract: bool) -> tuple[int, float, flo
         for si, s in enumerate(conv["sessions"]):
             clock = T0 + dt.timedelta(days=si)
             session = None
-            for turn in _turns(s["messages"]):
+            for turn in turns_of(s["messages"]):
                 msgs = []
                 for m in turn:
                     clock += dt.timedelta(minutes=1)

@@ -2,7 +2,8 @@
 
 The tests are split by behaviour: ``test_extraction_rules.py`` (the interface),
 ``…_profile.py``, ``…_preferences.py``, ``…_facts.py``, ``…_never.py`` (never-rules and
-injections) and ``…_changes.py`` (changes and retractions).
+injections) and ``…_changes.py`` (changes and retractions). :func:`span_where` serves the
+extractor's pure checks too (``test_extractor_misreads.py``, ``test_extractor_blind15_guards.py``).
 """
 import datetime as dt
 
@@ -32,3 +33,13 @@ def blob(cands):
 def has(cands, kind, needle, key_prefix=None):
     return any(c.kind == kind and needle.casefold() in f"{c.key} {c.value} {c.text}".casefold()
                and (key_prefix is None or c.key.startswith(key_prefix)) for c in cands)
+
+
+def span_where(text, value):
+    """``(sentence, start, end)`` of the first ``value`` in ``text``: the arguments the extractor's
+    span checks (consolidation.extractor.misreads / vetoes) take."""
+    from consolidation.extractor.text import sentences
+
+    start = text.index(value)
+    sent = next(s for s in sentences(text) if s.start <= start < s.end)
+    return sent, start, start + len(value)

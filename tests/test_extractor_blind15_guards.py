@@ -8,15 +8,10 @@ import pytest
 from consolidation.extraction_zh import _resolve_date_zh
 from consolidation.extractor.misreads import job_change_misread, profile_misread, role_misread
 from consolidation.extractor.service import candidates_extract
-from consolidation.extractor.text import around_sentence, sentences
+from consolidation.extractor.text import around_sentence
+from tests.extraction_rules_helpers import span_where
 
 AT = dt.datetime(2026, 3, 10, 10, 0, tzinfo=dt.timezone.utc)
-
-
-def _where(text, value):
-    start = text.index(value)
-    sent = next(s for s in sentences(text) if s.start <= start < s.end)
-    return sent, start, start + len(value)
 
 
 def _turn(text):
@@ -32,42 +27,42 @@ def _values(text, kind=None, key=None):
 
 def test_the_one_work_is_handed_to_is_not_the_users_title():
     text = "我上个月升执行制片了，通告单之后交给新来的助理弄。"
-    assert role_misread(text, *_where(text, "助理")) == "third_party"
+    assert role_misread(text, *span_where(text, "助理")) == "third_party"
     text = "Handed the rota over to the new coordinator last week."
-    assert role_misread(text, *_where(text, "coordinator")) == "third_party"
+    assert role_misread(text, *span_where(text, "coordinator")) == "third_party"
     kept = "我是做制片助理的，主要跑通告。"
-    assert role_misread(kept, *_where(kept, "制片助理")) is None
+    assert role_misread(kept, *span_where(kept, "制片助理")) is None
 
 
 def test_a_signature_starts_with_the_signers_name():
     text = "Kindly end it with my signature: Ngozi Eze, Programmes Officer, Hope Springs Foundation, Abuja"
-    assert profile_misread(text, *_where(text, "Ngozi Eze"), "company") == "name"
-    assert profile_misread(text, *_where(text, "Programmes Officer"), "city") == "shape"
-    assert profile_misread(text, *_where(text, "Hope Springs Foundation"), "company") is None
-    assert profile_misread(text, *_where(text, "Abuja"), "city") is None
+    assert profile_misread(text, *span_where(text, "Ngozi Eze"), "company") == "name"
+    assert profile_misread(text, *span_where(text, "Programmes Officer"), "city") == "shape"
+    assert profile_misread(text, *span_where(text, "Hope Springs Foundation"), "company") is None
+    assert profile_misread(text, *span_where(text, "Abuja"), "city") is None
 
 
 def test_a_generic_employer_word_is_no_company():
     text = "我2019年进的公司，之前在华为"
-    assert profile_misread(text, *_where(text, "年进的公司"), "company") == "shape"
+    assert profile_misread(text, *span_where(text, "年进的公司"), "company") == "shape"
     kept = "我在华为上班"
-    assert profile_misread(kept, *_where(kept, "华为"), "company") is None
+    assert profile_misread(kept, *span_where(kept, "华为"), "company") is None
 
 
 def test_a_chinese_job_change_names_its_change():
     text = "我上个月升执行制片了，通告单之后交给新来的助理弄。"
-    assert job_change_misread(text, *_where(text, "通告单")) == "shape"
+    assert job_change_misread(text, *span_where(text, "通告单")) == "shape"
     for kept, value in (("我月初调去配载组了", "配载组"), ("去年跳槽到了字节", "字节"), ("调咗去番禺做店长啦", "店长"),
                         ("上周正式升了风控策略组的组长，现在手下带4个人", "组长"), ("上礼拜俺升了，现在是造价部主管", "造价部主管")):
-        assert job_change_misread(kept, *_where(kept, value)) is None
-    assert job_change_misread("I moved to the fraud team", *_where("I moved to the fraud team", "fraud team")) is None
+        assert job_change_misread(kept, *span_where(kept, value)) is None
+    assert job_change_misread("I moved to the fraud team", *span_where("I moved to the fraud team", "fraud team")) is None
 
 
 def test_the_cue_window_of_a_short_turn_is_the_turn():
     text = "以后回我别老是您您您的 看的累 直接说就行"
-    assert "以后回我" in around_sentence(text, _where(text, "直接说")[0])
+    assert "以后回我" in around_sentence(text, span_where(text, "直接说")[0])
     long = ("First sentence here about nothing much at all. " * 3) + "Bullet points work best for me. Skip the pleasantries. Next."
-    window = around_sentence(long, _where(long, "Skip the pleasantries")[0])
+    window = around_sentence(long, span_where(long, "Skip the pleasantries")[0])
     assert "Bullet points work best for me" in window and "First sentence" not in window
 
 

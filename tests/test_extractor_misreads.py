@@ -7,15 +7,9 @@ import pytest
 
 from consolidation.extractor.misreads import left_behind, org_shaped, place_without_time, role_misread
 from consolidation.extractor.service import candidates_extract
-from consolidation.extractor.text import sentences
+from tests.extraction_rules_helpers import span_where
 
 AT = dt.datetime(2026, 11, 20, 10, 0, tzinfo=dt.timezone.utc)
-
-
-def _where(text, value):
-    start = text.index(value)
-    sent = next(s for s in sentences(text) if s.start <= start < s.end)
-    return sent, start, start + len(value)
 
 
 def _cands(text):
@@ -36,9 +30,9 @@ ROLE_CASES = [
 @pytest.mark.parametrize("code,misread,kept", ROLE_CASES)
 def test_a_title_used_otherwise_is_no_role(code, misread, kept):
     text, value = misread
-    assert role_misread(text, *_where(text, value)) == code
+    assert role_misread(text, *span_where(text, value)) == code
     text, value = kept
-    assert role_misread(text, *_where(text, value)) is None
+    assert role_misread(text, *span_where(text, value)) is None
 
 
 @pytest.mark.parametrize("text,value,key,left", [
@@ -50,7 +44,7 @@ def test_a_title_used_otherwise_is_no_role(code, misread, kept):
     ("我在东莞上班，然后晚上去健身。", "东莞", "city", False),
 ])
 def test_the_place_or_employer_the_user_moved_on_from(text, value, key, left):
-    sent, _start, end = _where(text, value)
+    sent, _start, end = span_where(text, value)
     assert left_behind(text, sent, end, key) is left
 
 

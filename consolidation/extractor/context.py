@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .text import FIRST_PERSON, Span, around_sentence, is_cjk, sub_clauses
+from .text import FIRST_PERSON, Span, around_sentence, clause_at, is_cjk
 
 # The answer-style keys: preferences about the assistant's output.
 ANSWER_STYLE = {"preference/instruction", "preference/format", "preference/tone", "preference/answer_length",
@@ -150,7 +150,7 @@ _STANDING_TO_ME = re.compile(r"(?:以后|今后|往后|从今往后|默认|一�
 def _wish_clause(text: str, sentence: Span, start: int) -> bool:
     """True when the value's own clause carries a wish word (:data:`_STRICT_INSTRUCTION`):
     "导出成docx" in "以后给我的文件都导出成docx", not "行里电脑打开PDF还得走审批" beside it (blind 12)."""
-    clause = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
+    clause = clause_at(text, sentence, start)
     return bool(_STRICT_INSTRUCTION.search(text[clause.start:clause.end]))
 
 

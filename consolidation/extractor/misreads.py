@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .text import Span, sub_clauses
+from .text import Span, clause_at
 
 # "叫我老周就行，别一口一个周老师的", "call me Mags, not Ms Okafor": how the user is addressed.
 # "岗位叫成果转化专员" names the title: only "叫我"/"别叫" is addressing.
@@ -119,17 +119,18 @@ def profile_misread(text: str, sentence: Span, start: int, end: int, name: str) 
     pass (consolidation.extractor.service)."""
     if name == "role":
         return role_misread(text, sentence, start, end)
+    value = text[start:end].strip()
     if name in ("city", "company") and left_behind(text, sentence, end, name):
         return "past"
     if name in ("company", "city") and _SIGNED_NAME_BEFORE.search(text[max(sentence.start, start - 40):start]):
         return "name"  # "end it with my signature: Ngozi Eze, Programmes Officer, …": the user's own name (blind 15)
-    if name in ("city", "company") and _TITLE_TAIL.search(text[start:end].strip()):
+    if name in ("city", "company") and _TITLE_TAIL.search(value):
         return "shape"  # "Programmes Officer" read as the city or employer of a signature line (blind 15)
-    if _GENERIC_HEAD.match(text[start:end].strip()):
+    if _GENERIC_HEAD.match(value):
         return "shape"  # "just a shift manager in my department", "Financial sector" → "sector" (MSC, stop 29)
-    if name == "company" and re.search(r"(?i)\b(?:industry|sector)$|行业$|产业$", text[start:end].strip()):
+    if name == "company" and re.search(r"(?i)\b(?:industry|sector)$|行业$|产业$", value):
         return "shape"  # "I work in the construction industry": the industry, never the employer
-    if name == "company" and _GENERIC_EMPLOYER.match(text[start:end].strip()):
+    if name == "company" and _GENERIC_EMPLOYER.match(value):
         return "shape"  # "我2019年进的公司" tagged "年进的公司" (blind 15): no name
     return None
 
@@ -152,7 +153,7 @@ def job_change_misread(text: str, sentence: Span, start: int, end: int) -> str |
     value = text[start:end]
     if not re.search(r"[\u4e00-\u9fff]", value):
         return None
-    clause = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
+    clause = clause_at(text, sentence, start)
     if _ZH_FORMERLY.search(text[clause.start:start]):
         return "past"  # "原在苏州门店任生鲜主管，去年7月调至南京总部": the title before the move (blind 15)
     if _ZH_CHANGE_WORD.search(text[max(clause.start, start - 16):end]):

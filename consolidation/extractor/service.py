@@ -33,7 +33,7 @@ from ..extraction_en import _resolve_date_en
 from ..extraction_rules import RULES_VERSION, extract_candidates
 from ..extraction_zh import _resolve_date_zh
 from . import model as M
-from .text import Span, sentences, sub_clauses
+from .text import Span, clause_at, sentences
 from .context import addressee, context_veto
 from .misreads import job_change_misread, org_shaped, place_without_time, profile_misread
 from .vetoes import (BARE_VERB, LANGUAGE_WORDS, JOB_CUE, denied_in_turn, event_veto, message_veto, negation, own_words, quoted_regions,
@@ -183,7 +183,7 @@ def _model_candidate(text: str, span: M.ModelSpan, at: dt.datetime, quoted: list
     if span.label.startswith("fact/"):
         # The date nearest the event: its own clause first ("我2018年进的报社，去年拿了省新闻奖" dated the
         # award 2018; blind 15), then the whole sentence ("去年十月，我拿到了PMP证书").
-        clause = next((c for c in sub_clauses(text, span.sentence) if c.start <= span.start < c.end), span.sentence)
+        clause = clause_at(text, span.sentence, span.start)
         found = _fact_date(text[clause.start:clause.end], lang, at) or _fact_date(text[span.sentence.start:span.sentence.end], lang, at)
     if span.label == "fact/job_change" and role_of_change(value) and not JOB_CUE.search(text[span.sentence.start:span.sentence.end]):
         found = None  # "I'm Senior Compliance Officer now since the restructuring": a title said, no change word

@@ -84,6 +84,12 @@ def sub_clauses(text: str, span: Span) -> list[Span]:
     return out or [span]
 
 
+def clause_at(text: str, sentence: Span, pos: int) -> Span:
+    """The sub-clause of ``sentence`` (:func:`sub_clauses`) that holds character offset ``pos`` of
+    ``text``; the whole sentence when none does."""
+    return next((c for c in sub_clauses(text, sentence) if c.start <= pos < c.end), sentence)
+
+
 def _add(out: list, text: str, a: int, b: int) -> None:
     while a < b and text[a].isspace():
         a += 1

@@ -18,7 +18,7 @@ from ..extraction_en import _EN_EMOTION, _EN_HYPO, _EN_STYLE_CUE, _EN_TEMP
 from ..extraction_zh import _ZH_EMOTION, _ZH_HYPO, _ZH_PLAN, _ZH_PREF_MARK, _ZH_QWORD, _ZH_QWORD_WEAK, _ZH_TEMP
 from .context import _ADDRESSEE_LABELS, ANSWER_STYLE as _ANSWER_STYLE, addressee, instruction_stands
 from .text import (
-    FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, around_sentence, gazetteers, is_cjk, sub_clauses,
+    FIRST_PERSON, IMPLIED_FIRST_PERSON_EN, NEGATION_CUE, RETRACT_CUE, Span, around_sentence, clause_at, gazetteers, is_cjk,
     with_next_sentence,
 )
 
@@ -364,7 +364,7 @@ _NEGATED_VALUE = re.compile(r"^(?:never|not|no longer|don'?t|didn'?t|不|没|从
 
 
 def _hobby_owned(text: str, sentence: Span, start: int, end: int) -> bool:
-    sub = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
+    sub = clause_at(text, sentence, start)
     value = text[start:end]
     if _NEGATED_VALUE.match(value):
         return False
@@ -444,7 +444,7 @@ def span_veto(text: str, sentence: Span, start: int, end: int, label: str, *, qu
     """
     if any(q.start <= start < q.end for q in (quoted if quoted is not None else quoted_regions(text))):
         return "quoted"
-    sub = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
+    sub = clause_at(text, sentence, start)
     clause = text[sub.start:sub.end]
     sent = text[sentence.start:sentence.end]
     kind = label.split("/", 1)[0]
@@ -521,7 +521,7 @@ def negation(text: str, sentence: Span, start: int, end: int, label: str) -> tup
     another negated value ("I'm not a manager": nothing to store)."""
     if label in _ANSWER_STYLE:
         return ("retract" if _STYLE_DROPPED_AFTER.search(text[end:end + 40]) else "set"), start
-    sub = next((c for c in sub_clauses(text, sentence) if c.start <= start < c.end), sentence)
+    sub = clause_at(text, sentence, start)
     clause = text[sub.start:sub.end]
     if RETRACT_CUE.search(clause):
         return "retract", start
